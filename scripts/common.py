@@ -1,0 +1,78 @@
+"""Paths and small helpers shared by the scripts.
+
+Everything the scripts create lives under build/ (ignored by git): the
+kernel tree, the build directories and the logs. The repository itself
+only holds patches/ and the tooling around it.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+BUILD = Path(os.environ.get("BOARD_NUMBERS_BUILD", REPO / "build"))
+TREE = BUILD / "linux"
+PATCHES = REPO / "patches"
+SERIES = PATCHES / "series"
+
+# The packaged source the tree is made from; any 6.12.x point release.
+TARBALL = Path(os.environ.get("LINUX_TARBALL",
+                              "/usr/src/linux-source-6.12.tar.xz"))
+
+
+class Failure(Exception):
+    """An error with a message meant for the user, printed without a trace."""
+
+
+def log(msg: str) -> None:
+    print(f"==> {msg}", flush=True)
+
+
+def run(cmd: list[str], cwd: Path | None = None, check: bool = True,
+        capture: bool = False, env: dict[str, str] | None = None,
+        timeout: float | None = None) -> subprocess.CompletedProcess[str]:
+    """Run a command; with capture, stdout and stderr come back merged."""
+    full_env = dict(os.environ, **env) if env else None
+    proc = subprocess.run(cmd, cwd=cwd, env=full_env, text=True,
+                          stdout=subprocess.PIPE if capture else None,
+                          stderr=subprocess.STDOUT if capture else None,
+                          timeout=timeout, check=False)
+    if check and proc.returncode != 0:
+        out = f"\n{proc.stdout}" if capture and proc.stdout else ""
+        raise Failure(f"command failed ({proc.returncode}): "
+                      f"{shlex.join(cmd)}{out}")
+    return proc
+
+
+def jobs() -> int:
+    """Parallel build jobs: every core, as CI's machine has only two."""
+    return os.cpu_count() or 2
+
+
+def series_patches() -> list[str]:
+    """Patch file names in patches/series order, comments skipped."""
+    if not SERIES.exists():
+        raise Failure(f"{SERIES} is missing")
+    names = []
+    for line in SERIES.read_text().splitlines():
+        name = line.split("#", 1)[0].strip()
+        if name:
+            if not (PATCHES / name).is_file():
+                raise Failure(f"patches/series names a missing file: {name}")
+            names.append(name)
+    return names
+
+
+def main_guard(func) -> None:  # type: ignore[no-untyped-def]
+    """Run a script's main, turning Failure into a message and exit 1."""
+    try:
+        sys.exit(func())
+    except Failure as err:
+        print(f"error: {err}", file=sys.stderr, flush=True)
+        sys.exit(1)
+    except KeyboardInterrupt:
+        sys.exit(130)
