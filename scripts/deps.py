@@ -27,8 +27,10 @@ GROUPS: dict[str, list[str]] = {
     "checkpatch": ["perl", "python3-ply"],
     # W=1 builds of each prefix of the series, with sparse (C=1).
     "bisect": ["sparse"],
-    # The demo guest: a busybox initramfs booted in QEMU.
-    "e2e": ["qemu-system-x86", "busybox-static"],
+    # The QEMU guests: a busybox initramfs with the static agent, booted
+    # in QEMU; gnuplot draws the board-number plot.
+    "e2e": ["qemu-system-x86", "busybox-static", "build-essential",
+            "gnuplot-nox"],
 }
 
 

@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
 """Build the small guest kernel for the QEMU hot-plug runs.
 
-  guest_kernel.py [--flavour patched]
+  guest_kernel.py [--flavour patched|plain]
 
-tinyconfig plus qemu-configs/guest.config, in build/guest-FLAVOUR, from
-the prepared tree (branch series). Like kunit.py, it checks after
+tinyconfig plus qemu-configs/guest.config, in build/guest-FLAVOUR. The
+patched kernel comes from the prepared tree (branch series); the plain
+one, the negative control, from the same base commit checked out in a
+worktree of its own (build/linux-plain), so the patched tree is never
+switched and both build incrementally. Like kunit.py, it checks after
 olddefconfig that every symbol the fragment asks for survived, and fails
 naming the ones that did not. ccache and the kept build directory make
 the next build incremental.
@@ -43,12 +46,31 @@ def missing(config: Path, wanted: dict[str, str]) -> list[str]:
             for sym, val in wanted.items() if have.get(sym, "n") != val]
 
 
-def make(out: Path, *targets: str) -> None:
+def make(src: Path, out: Path, *targets: str) -> None:
     run(["make", "ARCH=x86_64", f"O={out}", f"-j{jobs()}", "CC=ccache gcc",
-         *targets], cwd=TREE, capture=True)
+         *targets], cwd=src, capture=True)
 
 
-def configure(out: Path) -> None:
+def source(flavour: str) -> Path:
+    """The source tree of a flavour: the series, or the plain base."""
+    if flavour == "patched":
+        return TREE
+    if flavour != "plain":
+        raise Failure(f"unknown guest kernel flavour {flavour!r}")
+    plain = BUILD / "linux-plain"
+    base = run(["git", "rev-parse", "base"], cwd=TREE, capture=True).stdout.strip()
+    head = run(["git", "rev-parse", "HEAD"], cwd=plain, capture=True,
+               check=False).stdout.strip() if (plain / ".git").exists() else ""
+    if head != base:
+        # Missing, or left from a tree unpacked from another tarball.
+        run(["rm", "-rf", str(plain)])
+        run(["git", "worktree", "prune"], cwd=TREE)
+        run(["git", "worktree", "add", "-q", "--detach", str(plain), "base"],
+            cwd=TREE, capture=True)
+    return plain
+
+
+def configure(src: Path, out: Path) -> None:
     """tinyconfig + fragment, redone only when the fragment changes."""
     stamp = out / ".guest-config-stamp"
     digest = hashlib.sha256(FRAGMENT.read_bytes()).hexdigest()
@@ -57,10 +79,10 @@ def configure(out: Path) -> None:
         return
     log(f"configuring {out.name}: tinyconfig + {FRAGMENT.relative_to(REPO)}")
     out.mkdir(parents=True, exist_ok=True)
-    make(out, "tinyconfig")
+    make(src, out, "tinyconfig")
     run(["scripts/kconfig/merge_config.sh", "-m", "-O", str(out),
-         str(config), str(FRAGMENT)], cwd=TREE, capture=True)
-    make(out, "olddefconfig")
+         str(config), str(FRAGMENT)], cwd=src, capture=True)
+    make(src, out, "olddefconfig")
     lost = missing(config, requested(FRAGMENT))
     if lost:
         raise Failure("guest config lost requested symbols after olddefconfig "
@@ -69,10 +91,11 @@ def configure(out: Path) -> None:
 
 
 def build(flavour: str = "patched") -> Path:
+    src = source(flavour)
     out = BUILD / f"guest-{flavour}"
-    configure(out)
+    configure(src, out)
     log(f"building the {flavour} guest kernel in {out.relative_to(REPO)}")
-    make(out, "bzImage")
+    make(src, out, "bzImage")
     image = out / "arch" / "x86" / "boot" / "bzImage"
     if not image.is_file():
         raise Failure(f"no kernel image at {image}")

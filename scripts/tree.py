@@ -142,8 +142,11 @@ def report_failed_am(output: str, names: list[str]) -> str:
             hunk = find_hunk(PATCHES / name, path, line)
             if hunk:
                 msg.append("  hunk:\n" + "\n".join("    " + h for h in hunk))
-    msg.append("git am said:\n" + "\n".join(
-        "    " + line for line in output.splitlines()[-12:]))
+    said = [line for line in output.splitlines()
+            if line.startswith(("error:", "Patch failed", "warning:"))]
+    msg.append("git am said:\n" + "\n".join("    " + line for line in said[-8:]))
+    msg.append("The tree was left at the base commit; fix the patch in "
+               "patches/ or refresh it against this release.")
     return "\n".join(msg)
 
 
@@ -182,6 +185,8 @@ def prepare(force: bool) -> None:
     log(f"applying {len(names)} patches to Linux {state.get('version')}")
     git("checkout", "-q", "-f", "-B", "series", "base")
     git("clean", "-q", "-f", "-d")
+    # Until git am is through, the tree holds the base and nothing else.
+    save_state(applied=git("rev-parse", "base"), digest="")
     proc = run(["git", "am", "-q", *[str(PATCHES / n) for n in names]],
                cwd=TREE, capture=True, check=False, env=GIT_ENV)
     if proc.returncode != 0:

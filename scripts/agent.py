@@ -1,0 +1,42 @@
+"""The guest agent: build scripts/agent/nicwatch.c and read its lines.
+
+nicwatch prints one "NICWATCH add ..." line per network interface that
+appears in the guest, with the ring sizes, interrupt moderation and link
+settings the driver reports through ethtool; see nicwatch.c.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from common import BUILD, REPO, Failure, run
+
+SOURCE = REPO / "scripts" / "agent" / "nicwatch.c"
+ADD = re.compile(r"NICWATCH add (.*)$")
+NUMERIC = {"ifindex", "tx", "rx", "rx_usecs", "autoneg", "speed", "duplex"}
+
+
+def build() -> Path:
+    """Static binary in build/agent, rebuilt when the source changes."""
+    out = BUILD / "agent" / "nicwatch"
+    if out.is_file() and out.stat().st_mtime >= SOURCE.stat().st_mtime:
+        return out
+    out.parent.mkdir(parents=True, exist_ok=True)
+    proc = run(["gcc", "-static", "-O2", "-Wall", "-Wextra", "-Werror",
+                "-o", str(out), str(SOURCE)], capture=True, check=False)
+    if proc.returncode != 0:
+        raise Failure(f"cannot build the guest agent:\n{proc.stdout}")
+    return out
+
+
+def parse_add(line: str) -> dict[str, int | str] | None:
+    """The fields of a "NICWATCH add" line, numbers as ints."""
+    m = ADD.search(line)
+    if not m:
+        return None
+    fields: dict[str, int | str] = {}
+    for item in m.group(1).split():
+        key, _, value = item.partition("=")
+        fields[key] = int(value, 0) if key in NUMERIC or key == "advertising" else value
+    return fields

@@ -1,0 +1,241 @@
+#!/usr/bin/env python3
+"""End-to-end: hot-plug real emulated e1000 and e1000e NICs in QEMU.
+
+  e2e.py [--scenarios a,b,c] [--cycles 100]
+
+Boots the patched and the plain (unpatched) guest kernel with every
+parameter slot given distinct values, runs each scenario's device_add and
+device_del over QMP, and checks every probe against the reference model
+(e2e_model.py) through what the guest agent reads back with ethtool. A
+scenario passes on the patched kernel when no probe breaks the model and
+the kernel reports no trouble; the plain kernel must break it ("plain
+kernel caught"), or the test proves nothing ("plain kernel passes").
+Writes per-probe records to build/e2e/probes.json and the plot of board
+number per hot-add cycle to build/e2e/board-numbers.png.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import statistics
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import agent
+import guest_kernel
+import initramfs
+import plot
+from common import BUILD, Failure, log, main_guard
+from e2e_model import DRIVERS, Model
+from e2e_scenarios import Op, Scenario, scenarios
+from guest import Guest
+
+OUT = BUILD / "e2e"
+INIT = """#!/bin/busybox sh
+/bin/busybox mount -t proc proc /proc
+/bin/busybox mount -t sysfs sysfs /sys
+exec /bin/nicwatch
+"""
+TIMEOUT = 60.0
+
+
+@dataclass
+class Probe:
+    cycle: int
+    driver: str
+    device: str
+    pci: str
+    expected_number: int
+    number: int | None  # logged by the driver, or inferred from its values
+    expected: dict[str, int]
+    observed: dict[str, int]
+    warned: bool
+    seconds: float
+    violation: str = ""
+
+
+@dataclass
+class Result:
+    scenario: str
+    kernel: str
+    probes: list[Probe] = field(default_factory=list)
+    cycle_seconds: list[float] = field(default_factory=list)
+    trouble: list[str] = field(default_factory=list)
+
+    @property
+    def violations(self) -> list[Probe]:
+        return [p for p in self.probes if p.violation]
+
+
+def boot(kernel: Path, initrd: Path, work: Path, params: list[str]) -> Guest:
+    guest = Guest(work, kernel, initrd, params)
+    try:
+        guest.wait_console(r"NICWATCH ready", timeout=120)
+    except Failure:
+        guest.stop()
+        raise
+    return guest
+
+
+def cmdline() -> list[str]:
+    params = ["e1000.dyndbg=+p", "e1000e.dyndbg=+p"]
+    for spec in DRIVERS.values():
+        params += spec.cmdline()
+    return params
+
+
+def probe(guest: Guest, model: Model, op: Op, cycle: int) -> Probe:
+    """Hot-add one NIC and check what it got against the model."""
+    expected = model.add(op.driver, op.device)
+    began = time.monotonic()
+    guest.qmp.command("device_add", driver=op.driver, id=op.device,
+                      bus="pci.0", addr=hex(op.addr))
+    lines, m = guest.collect_until(r"NICWATCH add .*", TIMEOUT)
+    seconds = time.monotonic() - began
+    fields = agent.parse_add(m.group(0)) or {}
+    pci = str(fields.get("bus", "?"))
+    spec = DRIVERS[op.driver]
+    observed = {k: int(fields[k]) for k in spec.defaults if k in fields}
+    logged = warned_number = None
+    for line in lines:
+        hit = re.search(rf"{op.driver} {re.escape(pci)}: board number (\d+)", line)
+        logged = int(hit.group(1)) if hit else logged
+        hit = re.search(rf"{op.driver} {re.escape(pci)}: Warning: no "
+                        r"configuration for board #(\d+)", line)
+        warned_number = int(hit.group(1)) if hit else warned_number
+    number = logged if logged is not None else warned_number
+    if number is None:
+        number = spec.slot_of(observed)
+    result = Probe(cycle, op.driver, op.device, pci, expected.number, number,
+                   expected.values, observed, warned_number is not None, seconds)
+    if fields.get("driver") != op.driver:
+        result.violation = f"agent saw driver {fields.get('driver')}"
+    elif observed != expected.values:
+        result.violation = f"values {observed}, model {expected.values}"
+    elif number is not None and number != expected.number:
+        result.violation = f"board number {number}, model {expected.number}"
+    elif result.warned != expected.warns:
+        result.violation = (f"warning {'printed' if result.warned else 'missing'}"
+                            f" for board {expected.number}")
+    return result
+
+
+def unplug(guest: Guest, model: Model, op: Op) -> float:
+    began = time.monotonic()
+    guest.qmp.command("device_del", id=op.device)
+    guest.qmp.wait_event("DEVICE_DELETED", TIMEOUT,
+                         match=lambda ev: ev["data"].get("device") == op.device)
+    guest.wait_console(r"NICWATCH del ", TIMEOUT)
+    model.remove(op.driver, op.device)
+    return time.monotonic() - began
+
+
+def run(scenario: Scenario, flavour: str, kernel: Path, initrd: Path) -> Result:
+    result = Result(scenario.name, flavour)
+    stop_early = flavour == "plain" and not scenario.plain_full
+    guest = boot(kernel, initrd, OUT / f"{scenario.name}-{flavour}", cmdline())
+    model = Model()
+    cycle = 0
+    add_seconds = 0.0
+    try:
+        for op in scenario.ops:
+            if op.add:
+                cycle += 1
+                p = probe(guest, model, op, cycle)
+                result.probes.append(p)
+                add_seconds = p.seconds
+                mark = f"VIOLATION {p.violation}" if p.violation else "ok"
+                print(f"  {scenario.name} {flavour:7} cycle {cycle:3} {op.driver:6} "
+                      f"{p.pci} board {p.number} (model {p.expected_number}) "
+                      f"{p.observed} {mark}", flush=True)
+                if p.violation and stop_early:
+                    break
+            else:
+                result.cycle_seconds.append(add_seconds + unplug(guest, model, op))
+    finally:
+        guest.stop()
+        result.trouble = guest.trouble
+    return result
+
+
+def raw_loop(driver: str, kernel: Path, initrd: Path, cycles: int = 20) -> float:
+    """The floor: add, the kernel's own probe message, del, DEVICE_DELETED."""
+    guest = boot(kernel, initrd, OUT / f"raw-{driver}", [])
+    times = []
+    try:
+        for _ in range(cycles):
+            began = time.monotonic()
+            guest.qmp.command("device_add", driver=driver, id="raw",
+                              bus="pci.0", addr="0x3")
+            guest.wait_console(r"Intel\(R\) PRO/\S+ Network Connection", TIMEOUT)
+            guest.qmp.command("device_del", id="raw")
+            guest.qmp.wait_event("DEVICE_DELETED", TIMEOUT)
+            times.append(time.monotonic() - began)
+    finally:
+        guest.stop()
+    return statistics.mean(times)
+
+
+def judge(patched: Result, plain: Result, raw: float | None) -> list[tuple[str, bool, str]]:
+    """Two results per scenario: the patched run, and the negative control."""
+    bad = patched.violations
+    ok = not bad and not patched.trouble and bool(patched.probes)
+    why = (f"{len(patched.probes)} probes, 0 violations" if ok else
+           f"cycle {bad[0].cycle}: {bad[0].violation}" if bad else
+           f"kernel trouble: {patched.trouble[:1]}" if patched.trouble else "no probe ran")
+    if raw and patched.cycle_seconds:
+        mean = statistics.mean(patched.cycle_seconds)
+        why += f"; {mean:.2f}s per cycle, raw {raw:.2f}s, ratio {mean / raw:.2f}"
+    caught = plain.violations
+    control = (f"plain kernel caught at cycle {caught[0].cycle}: {caught[0].violation}"
+               if caught else "plain kernel passes: this test is broken")
+    return [(f"{patched.scenario} patched", ok, why),
+            (f"{patched.scenario} plain", bool(caught), control)]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--scenarios", default="a,b,c")
+    parser.add_argument("--cycles", type=int, default=100)
+    args = parser.parse_args()
+    wanted = args.scenarios.split(",")
+    chosen = [s for s in scenarios(args.cycles) if s.name in wanted]
+    if not chosen:
+        raise Failure(f"no scenario in {args.scenarios!r}")
+    kernels = {flavour: guest_kernel.build(flavour) for flavour in ("patched", "plain")}
+    initrd = initramfs.write(OUT / "initramfs.cpio", INIT,
+                             {"bin/nicwatch": agent.build().read_bytes()})
+    raw = {d: raw_loop(d, kernels["plain"], initrd)
+           for d in sorted({op.driver for s in chosen for op in s.ops})}
+    verdicts, records = [], []
+    for scenario in chosen:
+        log(f"scenario {scenario.name}: {scenario.title}")
+        results = {f: run(scenario, f, kernels[f], initrd) for f in kernels}
+        drivers = {op.driver for op in scenario.ops}
+        floor = statistics.mean(raw[d] for d in drivers)
+        verdicts += judge(results["patched"], results["plain"], floor)
+        for r in results.values():
+            records.append({"scenario": r.scenario, "kernel": r.kernel,
+                            "trouble": r.trouble,
+                            "probes": [asdict(p) for p in r.probes]})
+        if scenario.name == "a":
+            plot.board_numbers(OUT / "board-numbers.png", results["patched"].probes,
+                               results["plain"].probes, scenario.title)
+    (OUT / "probes.json").write_text(json.dumps(records, indent=1))
+    print("\nscenario / kernel      result  detail")
+    for name, ok, why in verdicts:
+        print(f"e2e: {'PASS' if ok else 'FAIL'}  {name:16} {why}")
+    print(f"raw loop per cycle: " + ", ".join(f"{d} {s:.2f}s" for d, s in raw.items()))
+    print(f"records: {OUT / 'probes.json'}")
+    if (OUT / "board-numbers.png").exists():
+        print(f"plot: {OUT / 'board-numbers.png'}")
+    failed = sum(1 for _, ok, _ in verdicts if not ok)
+    print(f"e2e: {len(verdicts) - failed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    main_guard(main)
