@@ -1,26 +1,27 @@
 # The two commands of the README:
-#   make demo    build the patched kernel and hot-plug an e1000 in QEMU
-#   make check   the test gate: checkpatch, KUnit, bisect build
+#   make demo    scenario a: one e1000 hot-plugged 100 times in QEMU, on the
+#                patched and the plain kernel, with the summary and the plot
+#   make check   the test gate: checkpatch, KUnit, bisect build, e2e
 # Both install what is missing on a Debian 12 machine.
 #
 # Developer targets:
 #   make tree    unpack linux-source-6.12 into build/linux and apply the
 #                series (FORCE=1 drops tree work that patches/ lacks)
 #   make export  write build/linux's commits back to patches/
-#   make kunit | checkpatch | bisect   one stage of the gate
+#   make kunit | checkpatch | bisect | e2e   one stage of the gate
 #   make clean   remove build/ (the tree and every build directory)
 
 PYTHON := python3
 RUN := bash scripts/bootstrap.sh && $(PYTHON) scripts
 
-.PHONY: check demo tree export kunit checkpatch bisect clean
+.PHONY: check demo tree export kunit checkpatch bisect e2e clean
 
 check:
 	@$(RUN)/gate.py
 
 demo:
 	@$(RUN)/deps.py tree build e2e && $(PYTHON) scripts/tree.py prepare \
-		&& $(PYTHON) scripts/demo.py
+		&& $(PYTHON) scripts/e2e.py --scenarios a
 
 tree:
 	@$(RUN)/deps.py tree && $(PYTHON) scripts/tree.py prepare $(if $(FORCE),--force)
@@ -36,6 +37,9 @@ checkpatch: tree
 
 bisect: tree
 	@$(RUN)/deps.py build bisect && $(PYTHON) scripts/bisect_build.py
+
+e2e: tree
+	@$(RUN)/deps.py build e2e && $(PYTHON) scripts/e2e.py
 
 clean:
 	rm -rf build

@@ -99,9 +99,9 @@ class DriverModel:
         values = self.spec.reported(number) if has_slot else self.spec.defaults
         return Expected(number, dict(values), number >= self.spec.slots)
 
-    def fail(self, device: str) -> None:
-        """A probe that failed after taking its number gives it back."""
-        self.remove(device)
+    def forget(self, device: str) -> None:
+        """A probe that failed before taking a number: nothing changes."""
+        del self.taken[device]
 
     def remove(self, device: str) -> None:
         number = self.taken.pop(device)
@@ -118,3 +118,6 @@ class Model:
 
     def remove(self, driver: str, device: str) -> None:
         self.drivers[driver].remove(device)
+
+    def forget(self, driver: str, device: str) -> None:
+        self.drivers[driver].forget(device)

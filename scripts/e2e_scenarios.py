@@ -15,7 +15,8 @@ class Op:
     add: bool
     driver: str
     device: str  # QEMU device id
-    addr: int  # slot on pci.0
+    addr: int  # slot on the bus
+    bus: str = "pci.0"
 
 
 @dataclass(frozen=True)
@@ -26,6 +27,8 @@ class Scenario:
     # Stop the plain-kernel run at its first violation (the control only
     # needs one); the seed scenarios run in full for the plot.
     plain_full: bool
+    # Devices present from boot, such as the bridges NICs are plugged into.
+    qemu_args: tuple[str, ...] = ()
 
 
 def replug(driver: str, cycles: int) -> list[Op]:
@@ -52,10 +55,32 @@ def interleaved(seed: int, steps: int) -> list[Op]:
     return ops
 
 
+def crowd() -> tuple[list[Op], tuple[str, ...]]:
+    """More than 32 e1000 at once, some behind two pci-bridges; then holes.
+
+    pci.0 takes 27 NICs (slots 3-29), br1 five and br2 eight. A bridge's
+    2 MiB memory window holds six e1000 (128 KiB BARs, aligned), so the
+    last two on br2 fail their probe with -EIO, which must not cost a
+    number: 38 NICs work at once. Then boards 3, 10, 20 and 26 are removed
+    and re-added, and must get their numbers back, with defaults since
+    their slots were reset.
+    """
+    bridges = ("-device", "pci-bridge,id=br1,chassis_nr=1,bus=pci.0,addr=0x1e",
+               "-device", "pci-bridge,id=br2,chassis_nr=2,bus=pci.0,addr=0x1f")
+    ops = [Op(True, "e1000", f"nic{a}", a) for a in range(3, 30)]
+    for bridge, count in (("br1", 5), ("br2", 8)):
+        ops += [Op(True, "e1000", f"{bridge}-nic{a}", a, bridge)
+                for a in range(1, count + 1)]
+    holes = [Op(False, "e1000", f"nic{a}", a) for a in (6, 13, 23, 29)]
+    ops += holes + [Op(True, o.driver, o.device, o.addr) for o in holes]
+    return ops, bridges
+
+
 SEED = 20041917  # the seed report's date, 2004-09-17, reused as a seed
 
 
 def scenarios(cycles: int = 100) -> list[Scenario]:
+    crowd_ops, bridges = crowd()
     return [
         Scenario("a", f"one e1000 hot-added and removed {cycles} times",
                  replug("e1000", cycles), plain_full=True),
@@ -63,4 +88,6 @@ def scenarios(cycles: int = 100) -> list[Scenario]:
                  replug("e1000e", cycles), plain_full=True),
         Scenario("c", f"e1000 and e1000e interleaved on six slots (seed {SEED})",
                  interleaved(SEED, 80), plain_full=False),
+        Scenario("d", "38 e1000 at once, on pci.0 and behind two pci-bridges",
+                 crowd_ops, plain_full=False, qemu_args=bridges),
     ]

@@ -7,6 +7,8 @@ runs every stage and counts its results:
   checkpatch  checkpatch.pl --strict on each patch
   kunit       every KUnit case of the series, kunit.py on QEMU x86_64
   bisect      each prefix of the series builds, with no new W=1/sparse warning
+  e2e         hot-plug scenarios in QEMU on the patched kernel, each caught
+              on the plain kernel (the negative control)
 
 The last line is "N passed, N failed" over all stages; the exit status is
 non-zero when anything failed.
@@ -26,6 +28,7 @@ STAGES = [
     ("checkpatch", ["checkpatch.py"]),
     ("kunit", ["run_kunit.py"]),
     ("bisect", ["bisect_build.py"]),
+    ("e2e", ["e2e.py"]),
 ]
 
 
@@ -44,7 +47,8 @@ def stream(cmd: list[str]) -> tuple[int, str]:
 
 def main() -> int:
     start = time.monotonic()
-    for step in (["deps.py", "tree", "build", "kunit", "checkpatch", "bisect"],
+    for step in (["deps.py", "tree", "build", "kunit", "checkpatch", "bisect",
+                  "e2e"],
                  ["tree.py", "prepare"]):
         code, _ = stream(step)
         if code != 0:

@@ -27,7 +27,8 @@ TROUBLE = re.compile(r"\b(BUG:|WARNING:|Oops|Call Trace:|KASAN:|kmemleak:|"
 class Guest:
     def __init__(self, workdir: Path, kernel: Path, initrd: Path,
                  kernel_args: list[str], machine: str = "pc-acpi-hotplug",
-                 boot_timeout: float = 60.0) -> None:
+                 boot_timeout: float = 60.0,
+                 extra_args: list[str] | None = None) -> None:
         spec = json.loads((MACHINES / f"{machine}.json").read_text())
         workdir.mkdir(parents=True, exist_ok=True)
         self.qmp_path = workdir / "qmp.sock"
@@ -39,7 +40,8 @@ class Guest:
                "-kernel", str(kernel), "-initrd", str(initrd),
                "-append", " ".join(spec["kernel_args"] + kernel_args),
                "-serial", "stdio",
-               "-qmp", f"unix:{self.qmp_path},server=on,wait=off"]
+               "-qmp", f"unix:{self.qmp_path},server=on,wait=off",
+               *(extra_args or [])]
         self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL,
                                      stdout=subprocess.PIPE,
                                      stderr=subprocess.STDOUT)
