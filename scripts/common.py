@@ -8,6 +8,7 @@ only holds patches/ and the tooling around it.
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import subprocess
 import sys
@@ -19,9 +20,21 @@ TREE = BUILD / "linux"
 PATCHES = REPO / "patches"
 SERIES = PATCHES / "series"
 
+# ccache keys on the compiler's command line, which holds absolute source
+# paths. Relative to build/ they are the same in every clone, so a fresh CI
+# clone reuses what an earlier one compiled, and the plain tree, laid out
+# like the patched one (plain/linux beside plain/guest-plain), reuses the
+# patched build for every file the series does not change.
+os.environ.setdefault("CCACHE_BASEDIR", str(BUILD))
+
 # The packaged source the tree is made from; any 6.12.x point release.
 TARBALL = Path(os.environ.get("LINUX_TARBALL",
                               "/usr/src/linux-source-6.12.tar.xz"))
+
+
+# The kernel's own reports of trouble; any of them on a console fails a run.
+TROUBLE = re.compile(r"\b(BUG:|WARNING:|Oops|Call Trace:|KASAN:|kmemleak:|"
+                     r"Kernel panic)")
 
 
 class Failure(Exception):

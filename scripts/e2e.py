@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """End-to-end: hot-plug real emulated e1000 and e1000e NICs in QEMU.
 
-  e2e.py [--scenarios a,b,c] [--cycles 100]
+  e2e.py [--scenarios a,b,c,d] [--cycles 100]
 
 Boots the patched and the plain (unpatched) guest kernel with every
 parameter slot given distinct values, runs each scenario's device_add and
@@ -211,7 +211,7 @@ def judge(patched: Result, plain: Result, raw: float | None) -> list[tuple[str, 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--scenarios", default="a,b,c")
+    parser.add_argument("--scenarios", default="a,b,c,d")
     parser.add_argument("--cycles", type=int, default=100)
     args = parser.parse_args()
     wanted = args.scenarios.split(",")

@@ -16,12 +16,10 @@ import threading
 import time
 from pathlib import Path
 
-from common import REPO, Failure
+from common import REPO, TROUBLE, Failure
 from qmp import QMP
 
 MACHINES = REPO / "qemu-configs"
-TROUBLE = re.compile(r"\b(BUG:|WARNING:|Oops|Call Trace:|KASAN:|kmemleak:|"
-                     r"Kernel panic)")
 
 
 class Guest:

@@ -6,8 +6,8 @@
 tinyconfig plus qemu-configs/guest.config, in build/guest-FLAVOUR. The
 patched kernel comes from the prepared tree (branch series); the plain
 one, the negative control, from the same base commit checked out in a
-worktree of its own (build/linux-plain), so the patched tree is never
-switched and both build incrementally. Like kunit.py, it checks after
+worktree of its own (build/plain/linux, built in build/plain/guest-plain),
+so the patched tree is never switched and both build incrementally. Like kunit.py, it checks after
 olddefconfig that every symbol the fragment asks for survived, and fails
 naming the ones that did not. ccache and the kept build directory make
 the next build incremental.
@@ -57,7 +57,7 @@ def source(flavour: str) -> Path:
         return TREE
     if flavour != "plain":
         raise Failure(f"unknown guest kernel flavour {flavour!r}")
-    plain = BUILD / "linux-plain"
+    plain = BUILD / "plain" / "linux"
     base = run(["git", "rev-parse", "base"], cwd=TREE, capture=True).stdout.strip()
     head = run(["git", "rev-parse", "HEAD"], cwd=plain, capture=True,
                check=False).stdout.strip() if (plain / ".git").exists() else ""
@@ -92,7 +92,9 @@ def configure(src: Path, out: Path) -> None:
 
 def build(flavour: str = "patched") -> Path:
     src = source(flavour)
-    out = BUILD / f"guest-{flavour}"
+    # Beside its source tree, as build/guest-patched is beside build/linux,
+    # so that ccache sees the same relative paths (see common.py).
+    out = src.parent / f"guest-{flavour}"
     configure(src, out)
     log(f"building the {flavour} guest kernel in {out.relative_to(REPO)}")
     make(src, out, "bzImage")

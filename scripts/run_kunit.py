@@ -17,7 +17,7 @@ import json
 from pathlib import Path
 from typing import Iterator
 
-from common import BUILD, REPO, TREE, Failure, jobs, log, main_guard, run
+from common import BUILD, REPO, TREE, TROUBLE, Failure, jobs, log, main_guard, run
 
 
 def cases(group: dict, prefix: str = "") -> Iterator[tuple[str, str]]:
@@ -59,6 +59,16 @@ def kunit(variant: str | None) -> tuple[int, int]:
     failed = len(report) - passed
     if proc.returncode != 0 and failed == 0:
         failed = 1  # kunit.py failed in a way the cases do not show
+    # A WARN() or a BUG in the kernel fails the run even when every case
+    # passed: kunit.py keeps the kernel's whole output in test.log.
+    log_file = build_dir / "test.log"
+    trouble = [line for line in log_file.read_text(errors="replace").splitlines()
+               if TROUBLE.search(line)] if log_file.is_file() else []
+    if trouble:
+        print("kunit: FAIL  the kernel reported trouble:")
+        for line in trouble[:20]:
+            print(f"    {line}")
+        failed += 1
     return passed, failed
 
 
