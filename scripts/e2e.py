@@ -241,7 +241,7 @@ def main() -> int:
     print("\nscenario / kernel      result  detail")
     for name, ok, why in verdicts:
         print(f"e2e: {'PASS' if ok else 'FAIL'}  {name:16} {why}")
-    print(f"raw loop per cycle: " + ", ".join(f"{d} {s:.2f}s" for d, s in raw.items()))
+    print("raw loop per cycle: " + ", ".join(f"{d} {s:.2f}s" for d, s in raw.items()))
     print(f"records: {OUT / 'probes.json'}")
     if (OUT / "board-numbers.png").exists():
         print(f"plot: {OUT / 'board-numbers.png'}")

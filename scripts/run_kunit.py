@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import json
-from pathlib import Path
 from typing import Iterator
 
 from common import BUILD, REPO, TREE, TROUBLE, Failure, jobs, log, main_guard, run
