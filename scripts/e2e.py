@@ -63,12 +63,19 @@ class Result:
     scenario: str
     kernel: str
     probes: list[Probe] = field(default_factory=list)
-    cycle_seconds: list[float] = field(default_factory=list)
+    unplug_seconds: list[float] = field(default_factory=list)
     trouble: list[str] = field(default_factory=list)
 
     @property
     def violations(self) -> list[Probe]:
         return [p for p in self.probes if p.violation]
+
+    def cycle_seconds(self) -> float | None:
+        """Mean hot-add plus mean hot-remove: a cycle, whatever the order."""
+        adds = [p.seconds for p in self.probes if not p.failed]
+        if not adds or not self.unplug_seconds:
+            return None
+        return statistics.mean(adds) + statistics.mean(self.unplug_seconds)
 
 
 def boot(kernel: Path, initrd: Path, work: Path, params: list[str],
@@ -150,14 +157,12 @@ def run(scenario: Scenario, flavour: str, kernel: Path, initrd: Path) -> Result:
                  scenario.qemu_args)
     model = Model()
     cycle = 0
-    add_seconds = 0.0
     try:
         for op in scenario.ops:
             if op.add:
                 cycle += 1
                 p = probe(guest, model, op, cycle)
                 result.probes.append(p)
-                add_seconds = p.seconds
                 mark = (f"VIOLATION {p.violation}" if p.violation else
                         f"probe failed ({p.failed}), no number taken" if p.failed
                         else "ok")
@@ -167,7 +172,7 @@ def run(scenario: Scenario, flavour: str, kernel: Path, initrd: Path) -> Result:
                 if p.violation and stop_early:
                     break
             else:
-                result.cycle_seconds.append(add_seconds + unplug(guest, model, op))
+                result.unplug_seconds.append(unplug(guest, model, op))
     finally:
         guest.stop()
         result.trouble = guest.trouble
@@ -177,19 +182,21 @@ def run(scenario: Scenario, flavour: str, kernel: Path, initrd: Path) -> Result:
 def raw_loop(driver: str, kernel: Path, initrd: Path, cycles: int = 20) -> float:
     """The floor: add, the kernel's own probe message, del, DEVICE_DELETED."""
     guest = boot(kernel, initrd, OUT / f"raw-{driver}", [])
-    times = []
+    adds, dels = [], []
     try:
         for _ in range(cycles):
             began = time.monotonic()
             guest.qmp.command("device_add", driver=driver, id="raw",
                               bus="pci.0", addr="0x3")
             guest.wait_console(r"Intel\(R\) PRO/\S+ Network Connection", TIMEOUT)
+            middle = time.monotonic()
             guest.qmp.command("device_del", id="raw")
             guest.qmp.wait_event("DEVICE_DELETED", TIMEOUT)
-            times.append(time.monotonic() - began)
+            adds.append(middle - began)
+            dels.append(time.monotonic() - middle)
     finally:
         guest.stop()
-    return statistics.mean(times)
+    return statistics.mean(adds) + statistics.mean(dels)
 
 
 def judge(patched: Result, plain: Result, raw: float | None) -> list[tuple[str, bool, str]]:
@@ -199,8 +206,8 @@ def judge(patched: Result, plain: Result, raw: float | None) -> list[tuple[str, 
     why = (f"{len(patched.probes)} probes, 0 violations" if ok else
            f"cycle {bad[0].cycle}: {bad[0].violation}" if bad else
            f"kernel trouble: {patched.trouble[:1]}" if patched.trouble else "no probe ran")
-    if raw and patched.cycle_seconds:
-        mean = statistics.mean(patched.cycle_seconds)
+    mean = patched.cycle_seconds()
+    if raw and mean:
         why += f"; {mean:.2f}s per cycle, raw {raw:.2f}s, ratio {mean / raw:.2f}"
     caught = plain.violations
     control = (f"plain kernel caught at cycle {caught[0].cycle}: {caught[0].violation}"
