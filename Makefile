@@ -1,7 +1,8 @@
 # The two commands of the README:
 #   make demo    scenario a: one e1000 hot-plugged 100 times in QEMU, on the
 #                patched and the plain kernel, with the summary and the plot
-#   make check   the test gate: checkpatch, KUnit, bisect build, e2e
+#   make check   the test gate: checkpatch, KUnit, bisect build (every
+#                converted driver), e2e scenarios a-g
 # Both install what is missing on a Debian 12 machine.
 #
 # Developer targets:

@@ -14,7 +14,8 @@ from common import BUILD, REPO, Failure, run
 
 SOURCE = REPO / "scripts" / "agent" / "nicwatch.c"
 ADD = re.compile(r"NICWATCH add (.*)$")
-NUMERIC = {"ifindex", "tx", "rx", "rx_usecs", "autoneg", "speed", "duplex"}
+NUMERIC = {"ifindex", "tx", "rx", "rx_usecs", "autoneg", "speed", "duplex",
+           "up"}
 
 
 def build() -> Path:

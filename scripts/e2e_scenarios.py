@@ -1,7 +1,8 @@
 """The hot-plug scenarios: sequences of device_add and device_del.
 
 Every NIC sits on pci.0 (ACPI hot-plug on i440fx) at a fixed slot, and has
-no network backend, so nothing it sends leaves QEMU.
+no network backend, so nothing it sends leaves QEMU. Op.driver names the
+kernel driver; e2e_model.DRIVERS says which QEMU device model it drives.
 """
 
 from __future__ import annotations
@@ -76,6 +77,34 @@ def crowd() -> tuple[list[Op], tuple[str, ...]]:
     return ops, bridges
 
 
+def matrix(driver: str, seed: int, start: int = 6, width: int = 10,
+           churn: int = 28, replugs: int = 8) -> list[Op]:
+    """One driver's board numbers over more than four times its 8 slots.
+
+    @start NICs first; then, @churn times, a seeded random one of @width
+    slots is hot-added, after a hot-remove if it holds a NIC: numbers are
+    freed and retaken in mixed order, fresh numbers keep their slot's
+    values, and with all @width present boards 8 and 9 have no slot.
+    Then all go, and one NIC is re-plugged @replugs times.
+    6 + 28 + 8 = 42 hot-adds.
+    """
+    rng = random.Random(seed)
+    present = set(range(3, 3 + start))
+    ops = [Op(True, driver, f"nic{a}", a) for a in sorted(present)]
+    most = len(present)
+    for _ in range(churn):
+        a = rng.randrange(3, 3 + width)
+        if a in present:
+            ops.append(Op(False, driver, f"nic{a}", a))
+        present.add(a)
+        most = max(most, len(present))
+        ops.append(Op(True, driver, f"nic{a}", a))
+    if most < width:
+        raise ValueError(f"seed {seed} never has {width} NICs present")
+    ops += [Op(False, driver, f"nic{a}", a) for a in sorted(present)]
+    return ops + replug(driver, replugs)
+
+
 SEED = 20041917  # the seed report's date, 2004-09-17, reused as a seed
 
 
@@ -90,4 +119,8 @@ def scenarios(cycles: int = 100) -> list[Scenario]:
                  interleaved(SEED, 80), plain_full=False),
         Scenario("d", "38 e1000 at once, on pci.0 and behind two pci-bridges",
                  crowd_ops, plain_full=False, qemu_args=bridges),
+    ] + [
+        Scenario(name, f"{driver}: up to 10 at once, churned, re-plugged (seed {SEED})",
+                 matrix(driver, SEED), plain_full=False)
+        for name, driver in (("e", "pcnet32"), ("f", "tulip"), ("g", "ne2k-pci"))
     ]

@@ -9,12 +9,19 @@
  *
  *   NICWATCH add ifindex=3 name=eth0 driver=e1000 bus=0000:00:03.0
  *            tx=512 rx=1024 rx_usecs=3 autoneg=1 advertising=0x2f
- *            speed=-1 duplex=255
+ *            speed=-1 duplex=255 up=0
  *
  * (one line), and "NICWATCH del ifindex=3 name=eth0" when it goes away.
  * Values the driver does not report are -1. Links that exist at start
  * are reported too, so cold-plugged NICs are seen. Built static, so the
  * initramfs needs nothing but busybox and this.
+ *
+ *   nicwatch [DRIVER,...]
+ *
+ * brings the interfaces of the named drivers up before reading them back
+ * (up=1): some drivers apply an option only when the interface is opened,
+ * pcnet32's full_duplex for one. The NICs have no network backend, so
+ * nothing they send leaves QEMU.
  */
 #include <errno.h>
 #include <linux/ethtool.h>
@@ -32,6 +39,8 @@
 
 static char seen[MAX_IFINDEX];
 static char names[MAX_IFINDEX][IFNAMSIZ];
+/* ",driver1,driver2," from the command line: the drivers to bring up */
+static char up_drivers[256] = ",";
 
 /* One ethtool request on @name; returns 0 or -errno. */
 static int ethtool(int fd, const char *name, void *cmd)
@@ -44,6 +53,28 @@ static int ethtool(int fd, const char *name, void *cmd)
 	return ioctl(fd, SIOCETHTOOL, &ifr) < 0 ? -errno : 0;
 }
 
+/* Whether @driver is in the command line's list of drivers to bring up */
+static int wants_up(const char *driver)
+{
+	char key[64];
+
+	snprintf(key, sizeof(key), ",%s,", driver);
+	return strstr(up_drivers, key) != NULL;
+}
+
+/* Set IFF_UP on @name; returns 0 or -errno. */
+static int bring_up(int fd, const char *name)
+{
+	struct ifreq ifr;
+
+	memset(&ifr, 0, sizeof(ifr));
+	strncpy(ifr.ifr_name, name, IFNAMSIZ - 1);
+	if (ioctl(fd, SIOCGIFFLAGS, &ifr) < 0)
+		return -errno;
+	ifr.ifr_flags |= IFF_UP;
+	return ioctl(fd, SIOCSIFFLAGS, &ifr) < 0 ? -errno : 0;
+}
+
 static void report_add(int fd, int ifindex, const char *name)
 {
 	struct ethtool_drvinfo info = { .cmd = ETHTOOL_GDRVINFO };
@@ -52,10 +83,17 @@ static void report_add(int fd, int ifindex, const char *name)
 	struct ethtool_cmd link = { .cmd = ETHTOOL_GSET };
 	long tx = -1, rx = -1, usecs = -1, autoneg = -1, speed = -1, duplex = -1;
 	unsigned long advertising = 0;
+	int up = 0, err;
 
 	/* Interfaces without a driver that answers (lo) are not NICs. */
 	if (ethtool(fd, name, &info) || !info.bus_info[0])
 		return;
+	if (wants_up(info.driver)) {
+		err = bring_up(fd, name);
+		if (err)
+			printf("NICWATCH error: %s up: %s\n", name, strerror(-err));
+		up = !err;
+	}
 	if (!ethtool(fd, name, &ring)) {
 		tx = ring.tx_pending;
 		rx = ring.rx_pending;
@@ -70,9 +108,10 @@ static void report_add(int fd, int ifindex, const char *name)
 		duplex = link.duplex;
 	}
 	printf("NICWATCH add ifindex=%d name=%s driver=%s bus=%s tx=%ld rx=%ld "
-	       "rx_usecs=%ld autoneg=%ld advertising=0x%lx speed=%ld duplex=%ld\n",
+	       "rx_usecs=%ld autoneg=%ld advertising=0x%lx speed=%ld duplex=%ld "
+	       "up=%d\n",
 	       ifindex, name, info.driver, info.bus_info, tx, rx, usecs,
-	       autoneg, advertising, speed, duplex);
+	       autoneg, advertising, speed, duplex, up);
 }
 
 static void handle(int fd, struct nlmsghdr *nh)
@@ -87,6 +126,7 @@ static void handle(int fd, struct nlmsghdr *nh)
 	for (rta = IFLA_RTA(ifi); RTA_OK(rta, len); rta = RTA_NEXT(rta, len))
 		if (rta->rta_type == IFLA_IFNAME)
 			name = RTA_DATA(rta);
+
 	if (nh->nlmsg_type == RTM_NEWLINK && name && !seen[ifi->ifi_index]) {
 		seen[ifi->ifi_index] = 1;
 		strncpy(names[ifi->ifi_index], name, IFNAMSIZ - 1);
@@ -98,7 +138,7 @@ static void handle(int fd, struct nlmsghdr *nh)
 	}
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	struct sockaddr_nl addr = { .nl_family = AF_NETLINK,
 				    .nl_groups = RTMGRP_LINK };
@@ -114,6 +154,8 @@ int main(void)
 	int nl, fd;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc > 1)
+		snprintf(up_drivers, sizeof(up_drivers), ",%s,", argv[1]);
 	nl = socket(AF_NETLINK, SOCK_RAW, NETLINK_ROUTE);
 	/* Any socket carries ethtool ioctls; AF_UNIX needs no IP stack. */
 	fd = socket(AF_UNIX, SOCK_DGRAM, 0);
