@@ -9,9 +9,9 @@ emulates (pcnet32, tulip, ne2k-pci); see e2e_scenarios.py.
 Boots the patched and the plain (unpatched) guest kernel with every
 parameter slot given distinct values, runs each scenario's device_add and
 device_del over QMP, and checks every probe against the reference model
-(e2e_model.py) through what the guest agent reads back with ethtool and
-rtnetlink, or, where those show nothing, the driver's own messages or
-QEMU's trace of the NIC's registers (e2e_model.DriverSpec.how). A
+(e2e_model.py) through what the guest agent reads back with ethtool,
+or, where that shows nothing, the driver's own messages or
+QEMU's trace of the NIC's registers (see e2e_model.py). A
 scenario passes on the patched kernel when no probe breaks the model and
 the kernel reports no trouble; the plain kernel must break it ("plain
 kernel caught"), or the test proves nothing ("plain kernel passes").
@@ -126,7 +126,8 @@ def probe(guest: Guest, model: Model, op: Op, cycle: int) -> Probe:
                      False, seconds, failed=int(m.group(2)))
     fields = agent.parse_add(m.group(0)) or {}
     pci = str(fields.get("bus", "?"))
-    observed = spec.values(Seen(fields, lines, pci))
+    seen = Seen(fields, lines, pci)
+    observed = spec.values(seen)
     logged = warned_number = None
     warning = (re.escape(spec.warning).replace(re.escape("{number}"), r"(\d+)")
                if spec.warning else None)
@@ -139,7 +140,7 @@ def probe(guest: Guest, model: Model, op: Op, cycle: int) -> Probe:
         warned_number = int(hit.group(1)) if hit else warned_number
     number = logged if logged is not None else warned_number
     if number is None and spec.number:
-        number = spec.number(Seen(fields, lines, pci))
+        number = spec.number(seen)
     if number is None:
         number = spec.slot_of(observed)
     result = Probe(cycle, op.driver, op.device, pci, expected.number, number,

@@ -52,8 +52,6 @@ class DriverSpec:
     number: Callable[[Seen], int | None] | None = None
     # QEMU arguments the observation needs (trace events).
     qemu_args: tuple[str, ...] = ()
-    # How the values are seen, for the README.
-    how: str = "ethtool"
 
     @property
     def modname(self) -> str:
@@ -143,8 +141,7 @@ TULIP = DriverSpec(
     name="tulip", device="tulip", slots=8,
     params=lambda k: {"options": k + 1},
     reported=lambda k: {"media": k + 1},
-    defaults={"media": 0}, observe=_tulip_forced, number=_tulip_number,
-    how="log line")
+    defaults={"media": 0}, observe=_tulip_forced, number=_tulip_number)
 
 
 # ne2k-pci: full_duplex[] makes the driver switch an RTL8029 to full duplex
@@ -170,7 +167,7 @@ NE2K_PCI = DriverSpec(
     params=lambda k: {"full_duplex": 1 - k % 2},
     reported=lambda k: {"fdx": 1 - k % 2},
     defaults={"fdx": 0}, up=True, observe=_ne2k_fdx,
-    qemu_args=("-trace", "ne2000_ioport_write"), how="QEMU trace")
+    qemu_args=("-trace", "ne2000_ioport_write"))
 
 DRIVERS = {spec.name: spec
            for spec in (E1000, E1000E, PCNET32, TULIP, NE2K_PCI)}
