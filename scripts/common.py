@@ -33,8 +33,10 @@ TARBALL = Path(os.environ.get("LINUX_TARBALL",
 
 
 # The kernel's own reports of trouble; any of them on a console fails a run.
-TROUBLE = re.compile(r"\b(BUG:|WARNING:|Oops|Call Trace:|KASAN:|kmemleak:|"
-                     r"Kernel panic)")
+# kmemleak's are its scan results, not its start-up lines.
+TROUBLE = re.compile(r"\b(BUG:|WARNING:|Oops|Call Trace:|KASAN:|"
+                     r"kmemleak: \d+ new suspected memory leak|"
+                     r"unreferenced object|Kernel panic)")
 
 
 class Failure(Exception):

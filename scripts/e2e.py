@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import statistics
 import time
 from dataclasses import asdict, dataclass, field
@@ -34,38 +33,20 @@ import guest_kernel
 import initramfs
 import plot
 from common import BUILD, Failure, log, main_guard
-from e2e_model import DRIVERS, Model, Seen
+from e2e_check import Probe, check
+from e2e_model import DRIVERS, Model
 from e2e_scenarios import Op, Scenario, scenarios
 from guest import Guest
+from rel_common import KMEMLEAK, kmemleak_scan
 
 OUT = BUILD / "e2e"
 # The agent brings up the interfaces of the drivers that apply an option
 # only when opened.
-INIT = f"""#!/bin/busybox sh
-/bin/busybox mount -t proc proc /proc
-/bin/busybox mount -t sysfs sysfs /sys
-exec /bin/nicwatch {",".join(d.name for d in DRIVERS.values() if d.up)}
-"""
+UP = [d.name for d in DRIVERS.values() if d.up]
 TIMEOUT = 60.0
 # The kernel's own message at the end of a good probe, for the raw loop.
 RAW_DONE = {"e1000": r"Intel\(R\) PRO/1000 Network Connection",
             "e1000e": r"Intel\(R\) PRO/1000 Network Connection"}
-
-
-@dataclass
-class Probe:
-    cycle: int
-    driver: str
-    device: str
-    pci: str
-    expected_number: int
-    number: int | None  # logged by the driver, or inferred from its values
-    expected: dict[str, int]
-    observed: dict[str, int]
-    warned: bool
-    seconds: float
-    violation: str = ""
-    failed: int = 0  # the probe's error code, when it failed
 
 
 @dataclass
@@ -75,6 +56,7 @@ class Result:
     probes: list[Probe] = field(default_factory=list)
     unplug_seconds: list[float] = field(default_factory=list)
     trouble: list[str] = field(default_factory=list)
+    leaks: int | None = None  # objects kmemleak reported (debug kernel)
 
     @property
     def violations(self) -> list[Probe]:
@@ -92,7 +74,7 @@ def boot(kernel: Path, initrd: Path, work: Path, params: list[str],
          qemu_args: tuple[str, ...] = ()) -> Guest:
     guest = Guest(work, kernel, initrd, params, extra_args=list(qemu_args))
     try:
-        guest.wait_console(r"NICWATCH ready", timeout=120)
+        guest.wait_ready(timeout=120)
     except Failure:
         guest.stop()
         raise
@@ -102,8 +84,9 @@ def boot(kernel: Path, initrd: Path, work: Path, params: list[str],
 def cmdline() -> list[str]:
     params = []
     for spec in DRIVERS.values():
-        # The patched drivers log "board number N" with dev_dbg().
-        params += [f"{spec.modname}.dyndbg=+p", *spec.cmdline()]
+        # The patched drivers log "board number N" with dev_dbg(); their
+        # other debug output would only slow the serial console down.
+        params += [f'{spec.modname}.dyndbg="format board +p"', *spec.cmdline()]
     return params
 
 
@@ -124,37 +107,8 @@ def probe(guest: Guest, model: Model, op: Op, cycle: int) -> Probe:
         model.forget(op.driver, op.device)
         return Probe(cycle, op.driver, op.device, m.group(1), -1, None, {}, {},
                      False, seconds, failed=int(m.group(2)))
-    fields = agent.parse_add(m.group(0)) or {}
-    pci = str(fields.get("bus", "?"))
-    seen = Seen(fields, lines, pci)
-    observed = spec.values(seen)
-    logged = warned_number = None
-    warning = (re.escape(spec.warning).replace(re.escape("{number}"), r"(\d+)")
-               if spec.warning else None)
-    for line in lines:
-        hit = re.search(rf"{re.escape(spec.name)} {re.escape(pci)}: board number (\d+)",
-                        line)
-        logged = int(hit.group(1)) if hit else logged
-        hit = warning and re.search(rf"{re.escape(spec.name)} {re.escape(pci)}: "
-                                    + warning, line)
-        warned_number = int(hit.group(1)) if hit else warned_number
-    number = logged if logged is not None else warned_number
-    if number is None and spec.number:
-        number = spec.number(seen)
-    if number is None:
-        number = spec.slot_of(observed)
-    result = Probe(cycle, op.driver, op.device, pci, expected.number, number,
-                   expected.values, observed, warned_number is not None, seconds)
-    if fields.get("driver") != op.driver:
-        result.violation = f"agent saw driver {fields.get('driver')}"
-    elif observed != expected.values:
-        result.violation = f"values {observed}, model {expected.values}"
-    elif number is not None and number != expected.number:
-        result.violation = f"board number {number}, model {expected.number}"
-    elif result.warned != expected.warns:
-        result.violation = (f"warning {'printed' if result.warned else 'missing'}"
-                            f" for board {expected.number}")
-    return result
+    return check(op.driver, op.device, expected, agent.parse_add(m.group(0)) or {},
+                 lines, cycle, seconds)
 
 
 def unplug(guest: Guest, model: Model, op: Op) -> float:
@@ -167,14 +121,21 @@ def unplug(guest: Guest, model: Model, op: Op) -> float:
     return time.monotonic() - began
 
 
-def run(scenario: Scenario, flavour: str, kernel: Path, initrd: Path) -> Result:
+def run(scenario: Scenario, flavour: str, kernel: Path, initrd: Path,
+        debug: bool = False) -> Result:
     result = Result(scenario.name, flavour)
     stop_early = flavour == "plain" and not scenario.plain_full
     qemu_args = list(scenario.qemu_args)
     for driver in sorted({op.driver for op in scenario.ops}):
         qemu_args += DRIVERS[driver].qemu_args
+    if debug:
+        # KASAN's shadow and kmemleak's pool need more than the 256 MiB.
+        qemu_args += ["-m", "1024"]
     guest = boot(kernel, initrd, OUT / f"{scenario.name}-{flavour}", cmdline(),
                  tuple(qemu_args))
+    if debug:
+        # What boot left unreferenced is not this run's (see rel_common).
+        guest.shell(f"echo scan > {KMEMLEAK}; echo clear > {KMEMLEAK}", 120)
     model = Model()
     cycle = 0
     try:
@@ -193,9 +154,13 @@ def run(scenario: Scenario, flavour: str, kernel: Path, initrd: Path) -> Result:
                     break
             else:
                 result.unplug_seconds.append(unplug(guest, model, op))
+        if debug:
+            leaks = kmemleak_scan(guest)
+            result.leaks = len(leaks)
+            result.trouble += [f"kmemleak: {line}" for line in leaks]
     finally:
         guest.stop()
-        result.trouble = guest.trouble
+        result.trouble += guest.trouble
     return result
 
 
@@ -219,8 +184,10 @@ def raw_loop(driver: str, kernel: Path, initrd: Path, cycles: int = 20) -> float
     return statistics.mean(adds) + statistics.mean(dels)
 
 
-def judge(patched: Result, plain: Result, raw: float | None) -> list[tuple[str, bool, str]]:
-    """Two results per scenario: the patched run, and the negative control."""
+def judge(patched: Result, plain: Result | None,
+          raw: float | None) -> list[tuple[str, bool, str]]:
+    """Two results per scenario: the patched run, and the negative control
+    (none on the debug kernel, which is about the kernel's own reports)."""
     bad = patched.violations
     ok = not bad and not patched.trouble and bool(patched.probes)
     why = (f"{len(patched.probes)} probes, 0 violations" if ok else
@@ -231,6 +198,10 @@ def judge(patched: Result, plain: Result, raw: float | None) -> list[tuple[str, 
         why += f"; {mean:.2f}s per cycle, raw {raw:.2f}s, ratio {mean / raw:.2f}"
     elif mean:
         why += f"; {mean:.2f}s per cycle"
+    if patched.leaks is not None:
+        why += f"; kmemleak: {patched.leaks} reports"
+    if plain is None:
+        return [(f"{patched.scenario} debug", ok, why)]
     caught = plain.violations
     control = (f"plain kernel caught at cycle {caught[0].cycle}: {caught[0].violation}"
                if caught else "plain kernel passes: this test is broken")
@@ -242,32 +213,43 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--scenarios", default="a,b,c,d,e,f,g")
     parser.add_argument("--cycles", type=int, default=100)
+    parser.add_argument("--soak", type=int, default=1000,
+                        help="hot-plug cycles of the soak scenario")
+    parser.add_argument("--variant", choices=["debug"],
+                        help="the patched kernel with the kernel's checkers "
+                        "(qemu-configs/debug.config) and a kmemleak scan at "
+                        "the end of each scenario; no plain kernel")
     args = parser.parse_args()
     wanted = args.scenarios.split(",")
-    chosen = [s for s in scenarios(args.cycles) if s.name in wanted]
+    chosen = [s for s in scenarios(args.cycles, args.soak) if s.name in wanted]
     if not chosen:
         raise Failure(f"no scenario in {args.scenarios!r}")
-    kernels = {flavour: guest_kernel.build(flavour) for flavour in ("patched", "plain")}
-    initrd = initramfs.write(OUT / "initramfs.cpio", INIT,
-                             {"bin/nicwatch": agent.build().read_bytes()})
-    raw = {d: raw_loop(d, kernels["plain"], initrd)
+    flavours = ("patched",) if args.variant else ("patched", "plain")
+    built = {flavour: guest_kernel.build(flavour, args.variant) for flavour in flavours}
+    nicwatch = agent.build().read_bytes()
+    kernels = {flavour: (k.image, initramfs.for_kernel(
+        OUT / f"initramfs-{flavour}{'-' + args.variant if args.variant else ''}.cpio",
+        k, nicwatch, UP))
+        for flavour, k in built.items()}
+    raw = {d: raw_loop(d, *kernels["plain"])
            for d in sorted({op.driver for s in chosen for op in s.ops})
-           if d in RAW_DONE}
+           if d in RAW_DONE and "plain" in kernels}
     verdicts, records = [], []
     for scenario in chosen:
         log(f"scenario {scenario.name}: {scenario.title}")
-        results = {f: run(scenario, f, kernels[f], initrd) for f in kernels}
+        results = {f: run(scenario, f, *kernels[f], debug=bool(args.variant))
+                   for f in kernels}
         drivers = {op.driver for op in scenario.ops}
         # The harness's overhead is measured against the e1000 and e1000e
         # raw loops only; e-h report their figures without a ratio.
         floor = (statistics.mean(raw[d] for d in drivers)
                  if drivers <= raw.keys() else None)
-        verdicts += judge(results["patched"], results["plain"], floor)
+        verdicts += judge(results["patched"], results.get("plain"), floor)
         for r in results.values():
             records.append({"scenario": r.scenario, "kernel": r.kernel,
                             "trouble": r.trouble,
                             "probes": [asdict(p) for p in r.probes]})
-        if scenario.name == "a":
+        if scenario.name == "a" and "plain" in results:
             plot.board_numbers(OUT / "board-numbers.png", results["patched"].probes,
                                results["plain"].probes, scenario.title)
     (OUT / "probes.json").write_text(json.dumps(records, indent=1))

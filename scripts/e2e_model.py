@@ -1,8 +1,10 @@
 """The reference model of the board-number semantics, per driver.
 
 - a board probes: it gets the lowest number free in its driver;
-- a board goes away: its number is free again, and its parameter slot is
-  reset, so whoever takes the number next gets defaults;
+- a bound board goes away: its number is free again, and its parameter
+  slot is reset, so whoever takes the number next gets defaults;
+- a probe fails: its number, if it took one, is free again, and its slot
+  is left as it was (the board never used it);
 - a number at or above the slot count gets defaults and the warning, for
   the drivers that have one.
 
@@ -198,7 +200,8 @@ class DriverModel:
         return Expected(number, dict(values), warns)
 
     def forget(self, device: str) -> None:
-        """A probe that failed before taking a number: nothing changes."""
+        """A probe that failed: whether or not it took a number, the
+        number is free again and its slot as it was."""
         del self.taken[device]
 
     def remove(self, device: str) -> None:

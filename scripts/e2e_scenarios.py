@@ -108,9 +108,13 @@ def matrix(driver: str, seed: int, start: int = 6, width: int = 10,
 SEED = 20041917  # the seed report's date, 2004-09-17, reused as a seed
 
 
-def scenarios(cycles: int = 100) -> list[Scenario]:
+def scenarios(cycles: int = 100, soak: int = 1000) -> list[Scenario]:
     crowd_ops, bridges = crowd()
     return [
+        # Not among the defaults: make check-debug's long run.
+        Scenario("soak", f"soak: e1000 and e1000e interleaved on six slots, "
+                 f"about {soak} hot-plug cycles (seed {SEED + 1})",
+                 interleaved(SEED + 1, 2 * soak), plain_full=False),
         Scenario("a", f"one e1000 hot-added and removed {cycles} times",
                  replug("e1000", cycles), plain_full=True),
         Scenario("b", f"one e1000e hot-added and removed {cycles} times",

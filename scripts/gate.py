@@ -1,14 +1,25 @@
 #!/usr/bin/env python3
-"""The test gate behind "make check" and .ci/run.
+"""The test gate behind "make check" and .ci/run, and "make check-debug".
+
+  gate.py [--debug]
 
 Installs what is missing, prepares the tree from Debian's package, then
 runs every stage and counts its results:
 
-  checkpatch  checkpatch.pl --strict on each patch
-  kunit       every KUnit case of the series, kunit.py on QEMU x86_64
-  bisect      each prefix of the series builds, with no new W=1/sparse warning
-  e2e         hot-plug scenarios in QEMU on the patched kernel, each caught
-              on the plain kernel (the negative control)
+  checkpatch   checkpatch.pl --strict on each patch
+  kunit        every KUnit case of the series, kunit.py on QEMU x86_64
+  kunit-debug  the same under KASAN, kmemleak, lockdep and the object checks
+               (kunit/debug.kunitconfig)
+  bisect       each prefix of the series builds, with no new W=1/sparse warning
+  e2e          hot-plug scenarios in QEMU on the patched kernel, each caught
+               on the plain kernel (the negative control)
+  reliability  fault injection in probe, 40 NICs probed asynchronously,
+               removal under traffic, bad parameters, in-guest loops; each
+               caught on the plain kernel too
+
+With --debug ("make check-debug", slow) the stages are the e2e scenarios,
+a hot-plug soak and the reliability runs on the debug guest kernel
+(qemu-configs/debug.config), each guest ending with a kmemleak scan.
 
 The last line is "N passed, N failed" over all stages; the exit status is
 non-zero when anything failed.
@@ -16,6 +27,7 @@ non-zero when anything failed.
 
 from __future__ import annotations
 
+import argparse
 import re
 import subprocess
 import sys
@@ -27,8 +39,15 @@ SCRIPTS = REPO / "scripts"
 STAGES = [
     ("checkpatch", ["checkpatch.py"]),
     ("kunit", ["run_kunit.py"]),
+    ("kunit-debug", ["run_kunit.py", "--variant", "debug"]),
     ("bisect", ["bisect_build.py"]),
     ("e2e", ["e2e.py"]),
+    ("reliability", ["reliability.py"]),
+]
+DEBUG_STAGES = [
+    ("e2e-debug", ["e2e.py", "--variant", "debug"]),
+    ("soak-debug", ["e2e.py", "--variant", "debug", "--scenarios", "soak"]),
+    ("rel-debug", ["reliability.py", "--variant", "debug"]),
 ]
 
 
@@ -46,9 +65,14 @@ def stream(cmd: list[str]) -> tuple[int, str]:
 
 
 def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--debug", action="store_true",
+                        help="the debug-kernel stages of make check-debug")
+    args = parser.parse_args()
+    stages = DEBUG_STAGES if args.debug else STAGES
     start = time.monotonic()
     for step in (["deps.py", "tree", "build", "kunit", "checkpatch", "bisect",
-                  "e2e"],
+                  "e2e"] if not args.debug else ["deps.py", "tree", "build", "e2e"],
                  ["tree.py", "prepare"]):
         code, _ = stream(step)
         if code != 0:
@@ -56,7 +80,7 @@ def main() -> int:
                           "0 passed, 1 failed")
     total_passed = total_failed = 0
     rows = []
-    for name, cmd in STAGES:
+    for name, cmd in stages:
         began = time.monotonic()
         log(f"stage {name}")
         code, last = stream(cmd)

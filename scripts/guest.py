@@ -3,11 +3,15 @@
 The console (serial on stdio) is read by a thread into a log file and a
 line queue that wait_console() searches with a timeout. Every line is
 also checked for the kernel's own reports of trouble (BUG, WARNING,
-Oops, Call Trace, KASAN, kmemleak), which fail the run.
+Oops, Call Trace, KASAN, kmemleak), which fail the run; the one stack
+that is not trouble is the one the fault-injection framework prints with
+each fault it injects on purpose. shell() runs a command in the guest
+through the same serial line (see initramfs.init_script()).
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import queue
 import re
@@ -17,6 +21,10 @@ import time
 from pathlib import Path
 
 from common import REPO, TROUBLE, Failure
+
+# The fault-injection framework's own message for a fault it injected on
+# purpose; the stack it dumps next is expected, not trouble.
+INJECTED = re.compile(r"FAULT_INJECTION: forcing a failure")
 from qmp import QMP
 
 MACHINES = REPO / "qemu-configs"
@@ -33,14 +41,16 @@ class Guest:
         self.qmp_path.unlink(missing_ok=True)
         self.console_log = workdir / "console.log"
         self.trouble: list[str] = []
+        self.injected = 0  # faults the guest kernel reported injecting
         self._lines: queue.Queue[str] = queue.Queue()
+        self._commands = itertools.count(1)
         cmd = [spec["binary"], *spec["args"],
                "-kernel", str(kernel), "-initrd", str(initrd),
                "-append", " ".join(spec["kernel_args"] + kernel_args),
                "-serial", "stdio",
                "-qmp", f"unix:{self.qmp_path},server=on,wait=off",
                *(extra_args or [])]
-        self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL,
+        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE,
                                      stderr=subprocess.STDOUT)
         self._reader = threading.Thread(target=self._read, daemon=True)
@@ -53,12 +63,18 @@ class Guest:
 
     def _read(self) -> None:
         assert self.proc.stdout is not None
+        expect_stack = False
         with self.console_log.open("w") as log:
             for raw in self.proc.stdout:
                 line = raw.decode(errors="replace").rstrip("\r\n")
                 log.write(line + "\n")
                 log.flush()
-                if TROUBLE.search(line):
+                if INJECTED.search(line):
+                    self.injected += 1
+                    expect_stack = True
+                elif expect_stack and "Call Trace:" in line:
+                    expect_stack = False
+                elif TROUBLE.search(line):
                     self.trouble.append(line)
                 self._lines.put(line)
 
@@ -66,11 +82,15 @@ class Guest:
         """First console line from now on that matches @pattern."""
         return self.collect_until(pattern, timeout)[1]
 
-    def collect_until(self, pattern: str,
-                      timeout: float) -> tuple[list[str], re.Match[str]]:
-        """Console lines from now on up to the first matching @pattern."""
+    def collect_until(self, pattern: str, timeout: float,
+                      seen: list[str] | None = None) -> tuple[list[str], re.Match[str]]:
+        """Console lines from now on up to the first matching @pattern.
+
+        With @seen, the lines go into that list, so that a caller who
+        retries after a timeout keeps the ones read before it.
+        """
         regex = re.compile(pattern)
-        seen: list[str] = []
+        seen = [] if seen is None else seen
         deadline = time.monotonic() + timeout
         while True:
             left = deadline - time.monotonic()
@@ -88,6 +108,46 @@ class Guest:
             m = regex.search(line)
             if m:
                 return seen, m
+
+    def wait_ready(self, timeout: float) -> None:
+        """Wait for the agent and for the shell that runs shell()'s
+        commands (initramfs.init_script()), in whichever order they come."""
+        waiting = {"SHELL", "NICWATCH"}
+        while waiting:
+            waiting.discard(self.wait_console(r"(SHELL|NICWATCH) ready",
+                                              timeout=timeout).group(1))
+
+    def shell(self, command: str, timeout: float) -> tuple[list[str], int]:
+        """Run @command in the guest's shell: its console lines, exit status."""
+        tag = f"SHELL{next(self._commands)}"
+        # The shell assembles the marker, so the command's own text could
+        # never match it, even if the console echoed it.
+        script = f'{command}\necho "{tag}""-DONE rc=$?"\n'
+        # The emulated 16550 passes received bytes on at its FIFO trigger
+        # level, and the tail of a burst below it can wait for more input:
+        # blank lines after the command (sh ignores them) push it through.
+        self._write(script + "\n" * 16)
+        lines: list[str] = []
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                _, m = self.collect_until(rf"{tag}-DONE rc=(\d+)", 1.0, lines)
+                return lines[:-1], int(m.group(1))
+            except Failure:
+                if time.monotonic() > deadline or self.proc.poll() is not None:
+                    raise Failure(f"guest shell: no end of {command[:60]!r} within "
+                                  f"{timeout}s (see {self.console_log})") from None
+                # Should the tail still be held (see above), more blank
+                # lines push it through.
+                self._write("\n" * 16)
+
+    def _write(self, text: str) -> None:
+        assert self.proc.stdin is not None
+        try:
+            self.proc.stdin.write(text.encode())
+            self.proc.stdin.flush()
+        except OSError as err:
+            raise Failure(f"cannot write to the guest console: {err}") from None
 
     def stop(self) -> None:
         if self.proc.poll() is None:

@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """Build the small guest kernel for the QEMU hot-plug runs.
 
-  guest_kernel.py [--flavour patched|plain]
+  guest_kernel.py [--flavour patched|plain] [--variant debug]
 
-tinyconfig plus qemu-configs/guest.config, in build/guest-FLAVOUR. The
+tinyconfig plus qemu-configs/guest.config (and qemu-configs/VARIANT.config
+for a variant), in build/guest-FLAVOUR[-VARIANT], with its modules
+installed in build/guest-FLAVOUR[-VARIANT]/modules for the initramfs. The
 patched kernel comes from the prepared tree (branch series); the plain
 one, the negative control, from the same base commit checked out in a
 worktree of its own (build/plain/linux, built in build/plain/guest-plain),
@@ -18,11 +20,30 @@ from __future__ import annotations
 import argparse
 import hashlib
 import re
+import shutil
+from dataclasses import dataclass
 from pathlib import Path
 
 from common import BUILD, REPO, TREE, Failure, jobs, log, main_guard, run
 
-FRAGMENT = REPO / "qemu-configs" / "guest.config"
+CONFIGS = REPO / "qemu-configs"
+FRAGMENT = CONFIGS / "guest.config"
+
+
+@dataclass(frozen=True)
+class GuestKernel:
+    image: Path
+    # Root of the installed modules: lib/modules/RELEASE/ under it.
+    modules: Path
+    release: str
+
+
+def fragments(variant: str | None) -> list[Path]:
+    extra = [CONFIGS / f"{variant}.config"] if variant else []
+    for frag in extra:
+        if not frag.is_file():
+            raise Failure(f"no such guest kernel variant: {frag}")
+    return [FRAGMENT, *extra]
 
 
 def requested(fragment: Path) -> dict[str, str]:
@@ -70,45 +91,58 @@ def source(flavour: str) -> Path:
     return plain
 
 
-def configure(src: Path, out: Path) -> None:
-    """tinyconfig + fragment, redone only when the fragment changes."""
+def configure(src: Path, out: Path, frags: list[Path]) -> None:
+    """tinyconfig + fragments, redone only when a fragment changes."""
     stamp = out / ".guest-config-stamp"
-    digest = hashlib.sha256(FRAGMENT.read_bytes()).hexdigest()
+    digest = hashlib.sha256(b"".join(f.read_bytes() for f in frags)).hexdigest()
     config = out / ".config"
     if config.is_file() and stamp.is_file() and stamp.read_text() == digest:
         return
-    log(f"configuring {out.name}: tinyconfig + {FRAGMENT.relative_to(REPO)}")
+    names = " + ".join(str(f.relative_to(REPO)) for f in frags)
+    log(f"configuring {out.name}: tinyconfig + {names}")
     out.mkdir(parents=True, exist_ok=True)
     make(src, out, "tinyconfig")
     run(["scripts/kconfig/merge_config.sh", "-m", "-O", str(out),
-         str(config), str(FRAGMENT)], cwd=src, capture=True)
+         str(config), *map(str, frags)], cwd=src, capture=True)
     make(src, out, "olddefconfig")
-    lost = missing(config, requested(FRAGMENT))
+    wanted: dict[str, str] = {}
+    for frag in frags:
+        wanted.update(requested(frag))
+    lost = missing(config, wanted)
     if lost:
         raise Failure("guest config lost requested symbols after olddefconfig "
                       "(missing dependencies?):\n  " + "\n  ".join(lost))
     stamp.write_text(digest)
 
 
-def build(flavour: str = "patched") -> Path:
+def build(flavour: str = "patched", variant: str | None = None) -> GuestKernel:
     src = source(flavour)
     # Beside its source tree, as build/guest-patched is beside build/linux,
     # so that ccache sees the same relative paths (see common.py).
-    out = src.parent / f"guest-{flavour}"
-    configure(src, out)
-    log(f"building the {flavour} guest kernel in {out.relative_to(REPO)}")
-    make(src, out, "bzImage")
+    out = src.parent / f"guest-{flavour}" if not variant else \
+        src.parent / f"guest-{flavour}-{variant}"
+    configure(src, out, fragments(variant))
+    log(f"building the {flavour}{f' {variant}' if variant else ''} guest kernel "
+        f"in {out.relative_to(REPO)}")
+    make(src, out, "bzImage", "modules")
     image = out / "arch" / "x86" / "boot" / "bzImage"
     if not image.is_file():
         raise Failure(f"no kernel image at {image}")
-    return image
+    modules = out / "modules"
+    # Installed afresh each time, so that no module of an older build stays.
+    shutil.rmtree(modules, ignore_errors=True)
+    make(src, out, f"INSTALL_MOD_PATH={modules}", "INSTALL_MOD_STRIP=1",
+         "modules_install")
+    release = (out / "include" / "config" / "kernel.release").read_text().strip()
+    return GuestKernel(image, modules, release)
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--flavour", default="patched")
+    parser.add_argument("--variant")
     args = parser.parse_args()
-    print(build(args.flavour))
+    print(build(args.flavour, args.variant).image)
     return 0
 
 

@@ -22,10 +22,16 @@
  * (up=1): some drivers apply an option only when the interface is opened,
  * pcnet32's full_duplex for one. The NICs have no network backend, so
  * nothing they send leaves QEMU.
+ *
+ *   nicwatch show IFNAME [DRIVER,...]
+ *
+ * prints the same "add" line once for IFNAME and exits (1 if it is not a
+ * NIC): the in-guest loops use it, as they need the line of each bind
+ * before they unbind again.
  */
 #include <errno.h>
 #include <linux/ethtool.h>
-#include <linux/if.h>
+#include <net/if.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
 #include <linux/sockios.h>
@@ -75,7 +81,8 @@ static int bring_up(int fd, const char *name)
 	return ioctl(fd, SIOCSIFFLAGS, &ifr) < 0 ? -errno : 0;
 }
 
-static void report_add(int fd, int ifindex, const char *name)
+/* Print the "add" line of @name; returns 0, or -1 if it is not a NIC. */
+static int report_add(int fd, int ifindex, const char *name)
 {
 	struct ethtool_drvinfo info = { .cmd = ETHTOOL_GDRVINFO };
 	struct ethtool_ringparam ring = { .cmd = ETHTOOL_GRINGPARAM };
@@ -87,7 +94,7 @@ static void report_add(int fd, int ifindex, const char *name)
 
 	/* Interfaces without a driver that answers (lo) are not NICs. */
 	if (ethtool(fd, name, &info) || !info.bus_info[0])
-		return;
+		return -1;
 	if (wants_up(info.driver)) {
 		err = bring_up(fd, name);
 		if (err)
@@ -112,6 +119,7 @@ static void report_add(int fd, int ifindex, const char *name)
 	       "up=%d\n",
 	       ifindex, name, info.driver, info.bus_info, tx, rx, usecs,
 	       autoneg, advertising, speed, duplex, up);
+	return 0;
 }
 
 static void handle(int fd, struct nlmsghdr *nh)
@@ -154,11 +162,20 @@ int main(int argc, char **argv)
 	int nl, fd;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	/* Any socket carries ethtool ioctls; AF_UNIX needs no IP stack. */
+	fd = socket(AF_UNIX, SOCK_DGRAM, 0);
+	if (argc > 2 && !strcmp(argv[1], "show")) {
+		if (argc > 3)
+			snprintf(up_drivers, sizeof(up_drivers), ",%s,", argv[3]);
+		if (fd < 0 || !if_nametoindex(argv[2])) {
+			printf("NICWATCH error: no interface %s\n", argv[2]);
+			return 1;
+		}
+		return report_add(fd, if_nametoindex(argv[2]), argv[2]) ? 1 : 0;
+	}
 	if (argc > 1)
 		snprintf(up_drivers, sizeof(up_drivers), ",%s,", argv[1]);
 	nl = socket(AF_NETLINK, SOCK_RAW, NETLINK_ROUTE);
-	/* Any socket carries ethtool ioctls; AF_UNIX needs no IP stack. */
-	fd = socket(AF_UNIX, SOCK_DGRAM, 0);
 	if (nl < 0 || fd < 0 || bind(nl, (struct sockaddr *)&addr, sizeof(addr))) {
 		perror("NICWATCH error: socket");
 		return 1;
