@@ -109,6 +109,15 @@ class Guest:
             if m:
                 return seen, m
 
+    def drain(self) -> list[str]:
+        """The console lines queued and not yet read, read now."""
+        lines = []
+        while True:
+            try:
+                lines.append(self._lines.get_nowait())
+            except queue.Empty:
+                return lines
+
     def wait_ready(self, timeout: float) -> None:
         """Wait for the agent and for the shell that runs shell()'s
         commands (initramfs.init_script()), in whichever order they come."""

@@ -24,7 +24,8 @@ import time
 from common import main_guard
 from e2e_check import Probe, check
 from e2e_model import DRIVERS, Expected
-from rel_common import finish, Kernel, Tally, Verdict, boot, cmdline, kernels, pair, records
+from rel_common import (Kernel, Tally, Verdict, boot, cmdline, cold_plugged, finish,
+                        kernels, pair, records)
 
 COUNTS = {"e1000": 34, "e1000e": 6}
 BRIDGES = ["-device", "pci-bridge,id=br1,chassis_nr=1,bus=pci.0,addr=0x1e",
@@ -86,12 +87,7 @@ def run_one(kernel: Kernel) -> tuple[Tally, float]:
     guest = boot(kernel, "async", params, layout() + ["-smp", "2"], timeout=300)
     tally = Tally()
     try:
-        lines: list[str] = []
-        total = sum(COUNTS.values())
-        while len(records(lines)) < total:
-            more, _ = guest.collect_until(r"NICWATCH add ", 300)
-            lines += more
-        judge(lines, tally)
+        judge(cold_plugged(guest, sum(COUNTS.values()), 300), tally)
     finally:
         finish(guest, kernel, tally)
     return tally, time.monotonic() - began

@@ -10,6 +10,7 @@ its verdicts: (name, passed, detail) rows, printed by reliability.py.
 from __future__ import annotations
 
 import re
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -17,7 +18,7 @@ import agent
 import guest_kernel
 import hubtraffic
 import initramfs
-from common import BUILD
+from common import BUILD, Failure
 from e2e_check import Probe, check
 from e2e_model import DRIVERS, Model
 from guest import Guest
@@ -135,6 +136,23 @@ class Tally:
 
 
 ADD = re.compile(r"NICWATCH add .*")
+
+
+def cold_plugged(guest: Guest, count: int, timeout: float) -> list[str]:
+    """The whole console up to the agent's "add" line of the @count-th
+    NIC present at boot. Their probes, and the drivers' lines about them,
+    come before and around the agent's start, which boot() waited for, so
+    the lines are read again from the console log."""
+    deadline = time.monotonic() + timeout
+    while True:
+        lines = guest.console_log.read_text(errors="replace").splitlines()
+        if len(records(lines)) >= count:
+            guest.drain()  # read here: later waits start after them
+            return lines
+        if time.monotonic() > deadline:
+            raise Failure(f"{len(records(lines))} of {count} NICs reported within "
+                          f"{timeout}s (see {guest.console_log})")
+        time.sleep(0.5)
 
 
 def records(lines: list[str]) -> list[tuple[list[str], dict[str, int | str]]]:

@@ -23,8 +23,8 @@ import time
 
 from common import main_guard
 from e2e_model import Model
-from rel_common import (finish, Kernel, Tally, Verdict, boot, check_add, cmdline, kernels,
-                        pair, records)
+from rel_common import (Kernel, Tally, Verdict, boot, check_add, cmdline, cold_plugged,
+                        finish, kernels, pair, records)
 
 # Two NICs per driver, cold-plugged; e1000e is probed when /init loads it.
 NICS = [("e1000", "0000:00:03.0"), ("e1000", "0000:00:04.0"),
@@ -116,7 +116,7 @@ def replay(model: Model, steps: list[tuple[str, str, str]], lines: list[str],
             probe.violation = probe.violation or f"bind of {pci} reported {fields.get('bus')}"
         tally.probes.append(probe)
         if probe.violation:
-            break
+            break  # the model and the kernel part ways: nothing after counts
     return cycle
 
 
@@ -126,11 +126,9 @@ def run_one(kernel: Kernel, binds: int, rescans: int) -> tuple[Tally, dict[str, 
     model = Model()
     try:
         # The four cold-plugged NICs, in the order they were probed.
-        start: list[str] = []
-        while len(records(start)) < len(NICS):
-            start += guest.collect_until(r"NICWATCH add ", 120)[0]
-        for (lines_, fields), (driver, pci) in zip(records(start), NICS):
-            tally.probes.append(check_add(model, driver, pci, lines_, fields, 0))
+        lines = cold_plugged(guest, len(NICS), 120)
+        for (_, fields), (driver, pci) in zip(records(lines), NICS):
+            tally.probes.append(check_add(model, driver, pci, lines, fields, 0))
         began = time.monotonic()
         lines, rc = guest.shell(bind_script(binds // 2), timeout=60 + 3.0 * binds)
         times["bind"] = time.monotonic() - began
@@ -138,7 +136,8 @@ def run_one(kernel: Kernel, binds: int, rescans: int) -> tuple[Tally, dict[str, 
         began = time.monotonic()
         lines, rc2 = guest.shell(rescan_script(rescans // 2), timeout=60 + 5.0 * rescans)
         times["rescan"] = time.monotonic() - began
-        replay(model, expect_rescans(rescans // 2), lines, tally, cycle)
+        if not tally.violations:
+            replay(model, expect_rescans(rescans // 2), lines, tally, cycle)
         if rc or rc2:
             tally.notes.append(f"guest loop exit status {rc}/{rc2}")
     finally:
@@ -150,7 +149,9 @@ def run(kernels_: dict[str, Kernel] | None = None, binds: int = 1000,
         rescans: int = 200) -> list[Verdict]:
     kernels_ = kernels_ or kernels()
     patched, times = run_one(kernels_["patched"], binds, rescans)
-    plain = (run_one(kernels_["plain"], binds, rescans)[0]
+    # The plain kernel breaks the model in the first round: a short run
+    # of each loop shows it.
+    plain = (run_one(kernels_["plain"], min(binds, 20), min(rescans, 10))[0]
              if "plain" in kernels_ else None)
     detail = (f"{binds} unbind/bind cycles in {times.get('bind', 0):.0f}s, "
               f"{rescans} remove/rescan cycles in {times.get('rescan', 0):.0f}s, "

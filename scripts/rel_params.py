@@ -16,8 +16,9 @@ Command line (e1000, two boots; what ethtool shows of e1000 is its rings):
   non-numeric    RxDescriptors=abc         the kernel's "invalid for parameter";
                  the option stays unset: rx 256
   negative       RxDescriptors=-5,1600     driver's "Invalid ..." message, rx 256
-  34 values      TxDescriptors=512,520,... the kernel's "can only take 32
-                 arguments"; its parser has stored the first 32 by then, and
+  34 values      TxDescriptors=512,520,... the kernel's "can only take 33
+                 arguments" (the arrays have a spare entry past the 32
+                 slots); its parser has stored the first 33 by then, and
                  they apply (board 0: tx 512)
 modprobe (e1000e, whose interrupt throttling shows as rx-usecs):
   non-numeric    InterruptThrottleRate=abc  load refused, module not loaded
@@ -69,7 +70,7 @@ CASES1 = [
          r"`abc' invalid for parameter `InterruptThrottleRate'", True, {}),
     Case("modprobe 34 values", "e1000e",
          "InterruptThrottleRate=" + ",".join(str(1000 + 100 * k) for k in range(34)),
-         r"can only take 32 arguments", True, {}),
+         r"can only take 33 arguments", True, {}),
     Case("modprobe negative", "e1000e", "InterruptThrottleRate=-5,1000",
          r"Invalid Interrupt Throttling Rate \(ints/sec\) value specified \(-5\)",
          False, {"rx_usecs": E1000E_DEFAULT_USECS}),
@@ -84,7 +85,7 @@ CASES2 = [Case("cmdline 34 values, negative", "e1000", None,
                {"tx": 512, "rx": 256})]
 # The kernel's own messages for the command-line cases, once per boot.
 BOOT_MESSAGES = {1: r"`abc' invalid for parameter `e1000\.RxDescriptors'",
-                 2: r"can only take 32 arguments"}
+                 2: r"can only take 33 arguments"}
 
 
 def hotplug(guest: Guest, driver: str, expected: Expected,
