@@ -18,17 +18,23 @@ NUMERIC = {"ifindex", "tx", "rx", "rx_usecs", "autoneg", "speed", "duplex",
            "up"}
 
 
-def build() -> Path:
-    """Static binary in build/agent, rebuilt when the source changes."""
-    out = BUILD / "agent" / "nicwatch"
-    if out.is_file() and out.stat().st_mtime >= SOURCE.stat().st_mtime:
+def build_static(source: Path) -> Path:
+    """A guest program from scripts/agent/: a static binary in build/agent,
+    rebuilt when the source changes."""
+    out = BUILD / "agent" / source.stem
+    if out.is_file() and out.stat().st_mtime >= source.stat().st_mtime:
         return out
     out.parent.mkdir(parents=True, exist_ok=True)
     proc = run(["gcc", "-static", "-O2", "-Wall", "-Wextra", "-Werror",
-                "-o", str(out), str(SOURCE)], capture=True, check=False)
+                "-o", str(out), str(source)], capture=True, check=False)
     if proc.returncode != 0:
-        raise Failure(f"cannot build the guest agent:\n{proc.stdout}")
+        raise Failure(f"cannot build {source.name}:\n{proc.stdout}")
     return out
+
+
+def build() -> Path:
+    """The agent, nicwatch."""
+    return build_static(SOURCE)
 
 
 def parse_add(line: str) -> dict[str, int | str] | None:

@@ -14,7 +14,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from common import BUILD, REPO, Failure, run
+import agent
+from common import REPO
 
 SOURCE = REPO / "scripts" / "agent" / "hubtraffic.c"
 # Searched anywhere in a line: the kernel's console output can land in
@@ -27,16 +28,8 @@ NOTE = re.compile(r"HUBTRAFFIC (error|note): .*")
 
 
 def build() -> Path:
-    """Static binary in build/agent, rebuilt when the source changes."""
-    out = BUILD / "agent" / "hubtraffic"
-    if out.is_file() and out.stat().st_mtime >= SOURCE.stat().st_mtime:
-        return out
-    out.parent.mkdir(parents=True, exist_ok=True)
-    proc = run(["gcc", "-static", "-O2", "-Wall", "-Wextra", "-Werror",
-                "-o", str(out), str(SOURCE)], capture=True, check=False)
-    if proc.returncode != 0:
-        raise Failure(f"cannot build the traffic generator:\n{proc.stdout}")
-    return out
+    """The generator, built like the agent (agent.build_static())."""
+    return agent.build_static(SOURCE)
 
 
 @dataclass(frozen=True)

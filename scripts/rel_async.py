@@ -25,7 +25,7 @@ from common import main_guard
 from e2e_check import Probe, check
 from e2e_model import DRIVERS, Expected
 from rel_common import (Kernel, Tally, Verdict, boot, cmdline, cold_plugged, finish,
-                        kernels, pair, records)
+                        kernels, pair, records, report)
 
 COUNTS = {"e1000": 34, "e1000e": 6}
 BRIDGES = ["-device", "pci-bridge,id=br1,chassis_nr=1,bus=pci.0,addr=0x1e",
@@ -106,11 +106,7 @@ def run(kernels_: dict[str, Kernel] | None = None) -> list[Verdict]:
 def main() -> int:
     argparse.ArgumentParser(description=__doc__).parse_args()
     rows = run()
-    for name, ok, why in rows:
-        print(f"rel: {'PASS' if ok else 'FAIL'}  {name:20} {why}")
-    failed = sum(1 for _, ok, _ in rows if not ok)
-    print(f"rel: {len(rows) - failed} passed, {failed} failed")
-    return 1 if failed else 0
+    return report(rows)
 
 
 if __name__ == "__main__":

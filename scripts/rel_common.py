@@ -189,3 +189,12 @@ def pair(name: str, patched: Tally, plain: Tally | None, detail: str,
                      f"plain kernel caught at {caught}" if caught else
                      "plain kernel passes: this test is broken"))
     return rows
+
+
+def report(rows: list[Verdict]) -> int:
+    """Print @rows and the "rel: N passed, M failed" line; the exit status."""
+    for name, ok, why in rows:
+        print(f"rel: {'PASS' if ok else 'FAIL'}  {name:24} {why}", flush=True)
+    failed = sum(1 for _, ok, _ in rows if not ok)
+    print(f"rel: {len(rows) - failed} passed, {failed} failed")
+    return 1 if failed else 0

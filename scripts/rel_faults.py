@@ -42,8 +42,8 @@ from dataclasses import dataclass, field
 from common import Failure, main_guard
 from e2e_model import DRIVERS, Model
 from guest import Guest
-from rel_common import (finish, TIMEOUT, Kernel, Tally, Verdict, boot, check_add, cmdline,
-                        kernels, pair, records)
+from rel_common import (TIMEOUT, Kernel, Tally, Verdict, boot, check_add, cmdline,
+                        finish, kernels, pair, records, report)
 
 # NICs per boot, on pci.0 slots 3..: the one under test, then spares.
 PER_BOOT = 24
@@ -227,11 +227,7 @@ def main() -> int:
     parser.add_argument("--max-n", type=int, default=400)
     args = parser.parse_args()
     rows = run(drivers=tuple(args.drivers.split(",")), max_n=args.max_n)
-    for name, ok, why in rows:
-        print(f"rel: {'PASS' if ok else 'FAIL'}  {name:20} {why}")
-    failed = sum(1 for _, ok, _ in rows if not ok)
-    print(f"rel: {len(rows) - failed} passed, {failed} failed")
-    return 1 if failed else 0
+    return report(rows)
 
 
 if __name__ == "__main__":

@@ -24,7 +24,7 @@ import time
 from common import main_guard
 from e2e_model import Model
 from rel_common import (Kernel, Tally, Verdict, boot, check_add, cmdline, cold_plugged,
-                        finish, kernels, pair, records)
+                        finish, kernels, pair, records, report)
 
 # Two NICs per driver, cold-plugged; e1000e is probed when /init loads it.
 NICS = [("e1000", "0000:00:03.0"), ("e1000", "0000:00:04.0"),
@@ -165,11 +165,7 @@ def main() -> int:
     parser.add_argument("--rescans", type=int, default=200)
     args = parser.parse_args()
     rows = run(binds=args.binds, rescans=args.rescans)
-    for name, ok, why in rows:
-        print(f"rel: {'PASS' if ok else 'FAIL'}  {name:20} {why}")
-    failed = sum(1 for _, ok, _ in rows if not ok)
-    print(f"rel: {len(rows) - failed} passed, {failed} failed")
-    return 1 if failed else 0
+    return report(rows)
 
 
 if __name__ == "__main__":

@@ -39,7 +39,8 @@ from common import main_guard
 from e2e_check import Probe, check
 from e2e_model import DRIVERS, Expected
 from guest import Guest
-from rel_common import TIMEOUT, Kernel, Tally, Verdict, boot, finish, kernels, pair, records
+from rel_common import (TIMEOUT, Kernel, Tally, Verdict, boot, finish, kernels, pair,
+                        records, report)
 
 E1000_DEFAULTS = {"tx": 256, "rx": 256}
 # e1000e's default interrupt throttling, mode 3, reads back as rx-usecs 3.
@@ -171,11 +172,7 @@ def run(kernels_: dict[str, Kernel] | None = None) -> list[Verdict]:
 def main() -> int:
     argparse.ArgumentParser(description=__doc__).parse_args()
     rows = run()
-    for name, ok, why in rows:
-        print(f"rel: {'PASS' if ok else 'FAIL'}  {name:20} {why}")
-    failed = sum(1 for _, ok, _ in rows if not ok)
-    print(f"rel: {len(rows) - failed} passed, {failed} failed")
-    return 1 if failed else 0
+    return report(rows)
 
 
 if __name__ == "__main__":

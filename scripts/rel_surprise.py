@@ -296,11 +296,7 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=SEED)
     args = parser.parse_args()
     rows = run(cycles=args.cycles, seed=args.seed)
-    for name, ok, detail in rows:
-        print(f"rel: {'PASS' if ok else 'FAIL'}  {name:16} {detail}")
-    failed = sum(1 for _, ok, _ in rows if not ok)
-    print(f"rel: {len(rows) - failed} passed, {failed} failed")
-    return 1 if failed else 0
+    return rel_common.report(rows)
 
 
 if __name__ == "__main__":

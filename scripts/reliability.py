@@ -27,7 +27,7 @@ import importlib
 import time
 
 from common import Failure, log, main_guard
-from rel_common import FLAVOURS, Verdict, kernels
+from rel_common import FLAVOURS, Verdict, kernels, report
 
 RUNS = ["faults", "async", "surprise", "params", "loops"]
 
@@ -52,11 +52,7 @@ def main() -> int:
             rows.append((row, time.monotonic() - began))
             print(f"rel: {'PASS' if row[1] else 'FAIL'}  {row[0]:24} {row[2]}", flush=True)
     print("\nrun / kernel               result  detail")
-    for (name, ok, why), _ in rows:
-        print(f"rel: {'PASS' if ok else 'FAIL'}  {name:24} {why}")
-    failed = sum(1 for (_, ok, _), _ in rows if not ok)
-    print(f"rel: {len(rows) - failed} passed, {failed} failed")
-    return 1 if failed else 0
+    return report([row for row, _ in rows])
 
 
 if __name__ == "__main__":
