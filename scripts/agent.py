@@ -45,5 +45,10 @@ def parse_add(line: str) -> dict[str, int | str] | None:
     fields: dict[str, int | str] = {}
     for item in m.group(1).split():
         key, _, value = item.partition("=")
-        fields[key] = int(value, 0) if key in NUMERIC or key == "advertising" else value
+        try:
+            fields[key] = int(value, 0) if key in NUMERIC or key == "advertising" else value
+        except ValueError:
+            # Kept as text, so that the check names it as a violation
+            # rather than the harness stopping with no verdict.
+            fields[key] = value
     return fields

@@ -1,7 +1,8 @@
 """A QEMU guest: the process, its serial console and its QMP socket.
 
 The console (serial on stdio) is read by a thread into a log file and a
-line queue that wait_console() searches with a timeout. Every line is
+line queue (console lines, with guest programs' lines that a kernel
+message split put back together: see ConsoleLines) that wait_console() searches with a timeout. Every line is
 also checked for the kernel's own reports of trouble (BUG, WARNING,
 Oops, Call Trace, KASAN, kmemleak), which fail the run; the one stack
 that is not trouble is the one the fault-injection framework prints with
@@ -19,15 +20,67 @@ import subprocess
 import threading
 import time
 from pathlib import Path
+from typing import TextIO
 
 from common import REPO, TROUBLE, Failure
+
+from qmp import QMP
 
 # The fault-injection framework's own message for a fault it injected on
 # purpose; the stack it dumps next is expected, not trouble.
 INJECTED = re.compile(r"FAULT_INJECTION: forcing a failure")
-from qmp import QMP
+# A kernel console record begins with its timestamp (CONFIG_PRINTK_TIME).
+KERNEL_RECORD = re.compile(r"\[\s*\d+\.\d{6}\]")
 
 MACHINES = REPO / "qemu-configs"
+
+
+class ConsoleLines:
+    """Serial console bytes, cut into lines, one writer's text per line.
+
+    The kernel writes each message to the console in one piece, but a
+    guest program's line goes out through the tty, and a kernel message
+    can land in the middle of it: "NICWATCH add ... up=0[   12.3] e1000
+    ...", then the rest of the program's line on a line of its own. Such
+    a line is cut at the message's timestamp; the program's line is put
+    back together from the next line that is not a kernel message, and
+    comes out first, since the program began it first: the messages that
+    cut into it belong with what happened after it.
+    """
+
+    def __init__(self) -> None:
+        self._pending: str | None = None
+        self._held: list[str] = []
+
+    def feed(self, line: str) -> list[str]:
+        """The whole lines that @line (one line of raw console) completes."""
+        m = KERNEL_RECORD.search(line)
+        if m and m.start() > 0 and not KERNEL_RECORD.match(line):
+            # A program's line (or the rest of one) that a message cut.
+            self._pending = (self._pending or "") + line[:m.start()]
+            line = line[m.start():]
+        elif not m and self._pending is not None:
+            # The rest of the program's line: it comes out whole, then
+            # the messages that cut into it.
+            out = [self._pending + line, *self._held]
+            self._pending, self._held = None, []
+            return out
+        pieces = []
+        while (m := KERNEL_RECORD.search(line, 1)):
+            # Kernel messages one after another whose newline was lost.
+            pieces.append(line[:m.start()])
+            line = line[m.start():]
+        pieces.append(line)
+        if self._pending is not None:
+            self._held += pieces
+            return []
+        return pieces
+
+    def flush(self) -> list[str]:
+        """What is still waiting when the console closes."""
+        out = [] if self._pending is None else [self._pending]
+        out, self._pending, self._held = out + self._held, None, []
+        return out
 
 
 class Guest:
@@ -63,20 +116,26 @@ class Guest:
 
     def _read(self) -> None:
         assert self.proc.stdout is not None
-        expect_stack = False
+        self._expect_stack = False
+        lines = ConsoleLines()
         with self.console_log.open("w") as log:
             for raw in self.proc.stdout:
-                line = raw.decode(errors="replace").rstrip("\r\n")
-                log.write(line + "\n")
-                log.flush()
-                if INJECTED.search(line):
-                    self.injected += 1
-                    expect_stack = True
-                elif expect_stack and "Call Trace:" in line:
-                    expect_stack = False
-                elif TROUBLE.search(line):
-                    self.trouble.append(line)
-                self._lines.put(line)
+                for line in lines.feed(raw.decode(errors="replace").rstrip("\r\n")):
+                    self._take(line, log)
+            for line in lines.flush():
+                self._take(line, log)
+
+    def _take(self, line: str, log: TextIO) -> None:
+        log.write(line + "\n")
+        log.flush()
+        if INJECTED.search(line):
+            self.injected += 1
+            self._expect_stack = True
+        elif self._expect_stack and "Call Trace:" in line:
+            self._expect_stack = False
+        elif TROUBLE.search(line):
+            self.trouble.append(line)
+        self._lines.put(line)
 
     def wait_console(self, pattern: str, timeout: float) -> re.Match[str]:
         """First console line from now on that matches @pattern."""
