@@ -37,9 +37,10 @@ def build() -> Path:
     return build_static(SOURCE)
 
 
-def parse_add(line: str) -> dict[str, int | str] | None:
-    """The fields of a "NICWATCH add" line, numbers as ints."""
-    m = ADD.search(line)
+def parse_add(line: str, verb: str = "add") -> dict[str, int | str] | None:
+    """The fields of a "NICWATCH add" line (or of another @verb's, such
+    as "set"), numbers as ints."""
+    m = ADD.search(line) if verb == "add" else re.search(rf"NICWATCH {verb} (.*)$", line)
     if not m:
         return None
     fields: dict[str, int | str] = {}

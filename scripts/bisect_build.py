@@ -1,11 +1,14 @@
 #!/usr/bin/env python3
-"""Build every prefix of the series, with W=1 and sparse (C=1).
+"""Build and statically check every prefix of the series.
 
 For the base tree and then after each patch, build the objects the series
 touches in build/bisect (x86_64 defconfig plus KUnit, every KUnit test on)
-and collect the compiler's and sparse's warnings. A patch passes when its
-prefix builds and brings no warning that the base tree did not have, so
-the series stays bisectable and adds no warnings. Builds are incremental:
+with W=1 and sparse on every source file of those targets (C=2, so that
+sparse sees a file again even when make has nothing to recompile), and
+run scripts/kernel-doc -none -Wall on the C files and headers the patch
+changes. A patch passes when its prefix builds and brings no compiler,
+sparse or kernel-doc warning that the base tree did not have, so the
+series stays bisectable and adds no warnings. Builds are incremental:
 after each patch, make runs on the targets in the directories the patch
 changes (on all of them when it changes include/, and for the last
 patch), and checking out the next patch only touches what it changed.
@@ -18,6 +21,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
+import results
 from common import BUILD, REPO, TREE, Failure, jobs, log, main_guard, run, series_patches
 
 OUT = BUILD / "bisect"
@@ -99,9 +103,28 @@ def warnings(output: str) -> Counter[str]:
     return found
 
 
+def kernel_doc(files: list[str]) -> str:
+    """scripts/kernel-doc's warnings about the C files and headers among
+    @files that exist in the checked-out tree, as "file:line: warning:"
+    lines like the compiler's."""
+    sources = [f for f in files
+               if f.endswith((".c", ".h")) and (TREE / f).is_file()]
+    if not sources:
+        return ""
+    proc = run(["scripts/kernel-doc", "-none", "-Wall", *sources], cwd=TREE,
+               capture=True, check=False)
+    if proc.returncode not in (0, 1) and "warning:" not in proc.stdout:
+        raise Failure(f"scripts/kernel-doc failed:\n{proc.stdout}")
+    return proc.stdout
+
+
 def changed(commit: str) -> list[str]:
     return git("diff-tree", "--no-commit-id", "--name-only", "-r",
                commit).splitlines()
+
+
+def changed_by_series() -> list[str]:
+    return git("diff", "--name-only", "base", "series").splitlines()
 
 
 def touched(files: list[str]) -> list[str]:
@@ -125,7 +148,7 @@ def build(label: str, targets: list[str],
         make("olddefconfig")
     if not targets:
         return 0, Counter(), ""
-    code, out = make("W=1", "C=1", *targets, check=False)
+    code, out = make("W=1", "C=2", *targets, check=False)
     (OUT / f"build-{label}.log").write_text(out)
     return code, warnings(out), out
 
@@ -137,13 +160,15 @@ def main() -> int:
     configure()
     original = git("rev-parse", "series")
     passed = failed = 0
+    rows: list[results.Row] = []
     try:
         git("checkout", "-q", "base")
-        log("building the base tree's objects (W=1, C=1)")
+        log("building the base tree's objects (W=1, C=2) and running kernel-doc")
         code, seen, out = build("base", TARGETS)
         if code != 0:
             raise Failure("the base tree does not build:\n" +
                           "\n".join(out.splitlines()[-20:]))
+        seen += warnings(kernel_doc(changed_by_series()))
         for index, name in enumerate(names, 1):
             commit = f"series~{len(names) - index}"
             git("checkout", "-q", commit)
@@ -152,7 +177,9 @@ def main() -> int:
             targets = TARGETS if index == len(names) else touched(files)
             code, found, out = build(f"{index:04d}", targets,
                                      any("Kconfig" in f for f in files))
+            found += warnings(kernel_doc(files))
             new = found - seen
+            rows.append((name, code == 0 and not new, f"{len(new)} new warnings"))
             if code != 0 or new:
                 failed += 1
                 print(f"bisect: FAIL  {name}")
@@ -167,13 +194,15 @@ def main() -> int:
                 built = "all objects" if targets == TARGETS else ", ".join(
                     t.rsplit("/", 2)[-2] if t.endswith("/") else t.rsplit("/", 1)[-1]
                     for t in targets) or "nothing to build"
-                print(f"bisect: PASS  {name} (builds, no new W=1/sparse "
-                      f"warning; {built})")
+                docs = sum(f.endswith((".c", ".h")) for f in files)
+                print(f"bisect: PASS  {name} (builds, no new W=1, sparse or "
+                      f"kernel-doc warning; {built}; kernel-doc on {docs} files)")
             seen = seen | found
     finally:
         git("checkout", "-q", "series")
         if git("rev-parse", "HEAD") != original:
             raise Failure("could not return to branch series")
+    results.save("bisect", rows)
     print(f"bisect: {passed} passed, {failed} failed")
     return 1 if failed else 0
 

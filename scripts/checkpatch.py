@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 
+import results
 from common import PATCHES, TREE, main_guard, run, series_patches
 
 IGNORED = ["UNKNOWN_COMMIT_ID"]
@@ -72,6 +73,7 @@ def check(name: str) -> tuple[list[str], list[str]]:
 
 def main() -> int:
     passed = failed = 0
+    rows = []
     for name in series_patches():
         findings, allowed = check(name)
         if findings:
@@ -82,6 +84,8 @@ def main() -> int:
             print(f"checkpatch: PASS  {name}")
         for line in findings + allowed:
             print(f"    {line}")
+        rows.append((name, not findings, f"{len(allowed)} accepted findings"))
+    results.save("checkpatch", rows)
     print(f"checkpatch: {passed} passed, {failed} failed")
     return 1 if failed else 0
 

@@ -34,7 +34,9 @@ TARBALL = Path(os.environ.get("LINUX_TARBALL",
 
 # The kernel's own reports of trouble; any of them on a console fails a run.
 # kmemleak's are its scan results, not its start-up lines.
-TROUBLE = re.compile(r"\b(BUG:|WARNING:|Oops|Call Trace:|KASAN:|"
+# "ACPI Error": a method that fails leaves devices half set up (an
+# unrouted interrupt, a slot that does not eject) while the run goes on.
+TROUBLE = re.compile(r"\b(BUG:|WARNING:|Oops|Call Trace:|KASAN:|ACPI Error|"
                      r"kmemleak: \d+ new suspected memory leak|"
                      r"unreferenced object|Kernel panic)")
 

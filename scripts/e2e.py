@@ -15,8 +15,9 @@ QEMU's trace of the NIC's registers (see e2e_model.py). A
 scenario passes on the patched kernel when no probe breaks the model and
 the kernel reports no trouble; the plain kernel must break it ("plain
 kernel caught"), or the test proves nothing ("plain kernel passes").
-Writes per-probe records to build/e2e/probes.json and the plot of board
-number per hot-add cycle to build/e2e/board-numbers.png.
+Writes per-probe records to build/e2e/probes.json (probes-debug.json for
+--variant debug), the verdicts to build/results/ (see results.py) and the
+plot of board number per hot-add cycle to build/e2e/board-numbers.png.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ import agent
 import guest_kernel
 import initramfs
 import plot
+import results
 from common import BUILD, Failure, log, main_guard
 from e2e_check import Probe, check
 from e2e_model import DRIVERS, Model
@@ -40,6 +42,7 @@ from guest import Guest
 from rel_common import KMEMLEAK, kmemleak_scan
 
 OUT = BUILD / "e2e"
+DEFAULT_SCENARIOS = "a,b,c,d,e,f,g"
 # The agent brings up the interfaces of the drivers that apply an option
 # only when opened.
 UP = [d.name for d in DRIVERS.values() if d.up]
@@ -128,11 +131,9 @@ def run(scenario: Scenario, flavour: str, kernel: Path, initrd: Path,
     qemu_args = list(scenario.qemu_args)
     for driver in sorted({op.driver for op in scenario.ops}):
         qemu_args += DRIVERS[driver].qemu_args
-    if debug:
-        # KASAN's shadow and kmemleak's pool need more than the 256 MiB.
-        qemu_args += ["-m", "1024"]
-    guest = boot(kernel, initrd, OUT / f"{scenario.name}-{flavour}", cmdline(),
-                 tuple(qemu_args))
+    kernel_args, variant_qemu = guest_kernel.variant_args("debug" if debug else None)
+    guest = boot(kernel, initrd, OUT / f"{scenario.name}-{flavour}",
+                 cmdline() + kernel_args, tuple(qemu_args + variant_qemu))
     if debug:
         # What boot left unreferenced is not this run's (see rel_common).
         guest.shell(f"echo scan > {KMEMLEAK}; echo clear > {KMEMLEAK}", 120)
@@ -211,7 +212,7 @@ def judge(patched: Result, plain: Result | None,
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--scenarios", default="a,b,c,d,e,f,g")
+    parser.add_argument("--scenarios", default=DEFAULT_SCENARIOS)
     parser.add_argument("--cycles", type=int, default=100)
     parser.add_argument("--soak", type=int, default=1000,
                         help="hot-plug cycles of the soak scenario")
@@ -252,12 +253,18 @@ def main() -> int:
         if scenario.name == "a" and "plain" in results:
             plot.board_numbers(OUT / "board-numbers.png", results["patched"].probes,
                                results["plain"].probes, scenario.title)
-    (OUT / "probes.json").write_text(json.dumps(records, indent=1))
+    suffix = f"-{args.variant}" if args.variant else ""
+    (OUT / f"probes{suffix}.json").write_text(json.dumps(records, indent=1))
+    titles = {s.name: s.title for s in chosen}
+    # The cover letter reads the default scenarios' run; other choices
+    # (make demo's a, the soak) are kept apart.
+    chosen_part = "" if args.scenarios == DEFAULT_SCENARIOS else f"-{args.scenarios}"
+    results.save(f"e2e{suffix}{chosen_part}", verdicts, titles=titles)
     print("\nscenario / kernel      result  detail")
     for name, ok, why in verdicts:
         print(f"e2e: {'PASS' if ok else 'FAIL'}  {name:16} {why}")
     print("raw loop per cycle: " + ", ".join(f"{d} {s:.2f}s" for d, s in raw.items()))
-    print(f"records: {OUT / 'probes.json'}")
+    print(f"records: {OUT / f'probes{suffix}.json'}")
     if (OUT / "board-numbers.png").exists():
         print(f"plot: {OUT / 'board-numbers.png'}")
     failed = sum(1 for _, ok, _ in verdicts if not ok)

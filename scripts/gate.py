@@ -10,16 +10,22 @@ runs every stage and counts its results:
   kunit        every KUnit case of the series, kunit.py on QEMU x86_64
   kunit-debug  the same under KASAN, kmemleak, lockdep and the object checks
                (kunit/debug.kunitconfig)
-  bisect       each prefix of the series builds, with no new W=1/sparse warning
+  bisect       each prefix of the series builds, with no new W=1, sparse
+               (C=2) or kernel-doc warning
   e2e          hot-plug scenarios in QEMU on the patched kernel, each caught
                on the plain kernel (the negative control)
+  userspace    a NIC re-plugged 50 times gets its ring sizes from a hot-plug
+               handler (mdev), no module parameters; caught without it
   reliability  fault injection in probe, 40 NICs probed asynchronously,
                removal under traffic, bad parameters, in-guest loops; each
                caught on the plain kernel too
 
 With --debug ("make check-debug", slow) the stages are the e2e scenarios,
-a hot-plug soak and the reliability runs on the debug guest kernel
-(qemu-configs/debug.config), each guest ending with a kmemleak scan.
+a hot-plug soak and the reliability runs (but surprise) on the debug
+guest kernel (qemu-configs/debug.config), each guest ending with a
+kmemleak scan.
+
+Every stage leaves its verdicts in build/results/ for cover_letter.py.
 
 The last line is "N passed, N failed" over all stages; the exit status is
 non-zero when anything failed.
@@ -42,6 +48,7 @@ STAGES = [
     ("kunit-debug", ["run_kunit.py", "--variant", "debug"]),
     ("bisect", ["bisect_build.py"]),
     ("e2e", ["e2e.py"]),
+    ("userspace", ["userspace_path.py"]),
     ("reliability", ["reliability.py"]),
 ]
 DEBUG_STAGES = [

@@ -73,12 +73,11 @@ def boot(kernel: Kernel, run: str, params: list[str],
          qemu_args: list[str] | None = None, memory: int | None = None,
          timeout: float = 180.0) -> Guest:
     """Boot @kernel for @run and wait for the agent."""
-    args = list(qemu_args or [])
-    if memory or kernel.variant:
-        # KASAN's shadow and kmemleak's pool need more than the 256 MiB.
-        args += ["-m", str(memory or 1024)]
+    kernel_args, args = guest_kernel.variant_args(kernel.variant)
+    args = [*(qemu_args or []), *args, *(["-m", str(memory)] if memory else [])]
     guest = Guest(OUT / f"{run}-{kernel.name}", kernel.image, kernel.initrd,
-                  params, extra_args=args, boot_timeout=timeout)
+                  params + [a for a in kernel_args if a not in params],
+                  extra_args=args, boot_timeout=timeout)
     try:
         guest.wait_ready(timeout)
         if kernel.variant:

@@ -16,6 +16,7 @@ import argparse
 import json
 from typing import Iterator
 
+import results
 from common import BUILD, REPO, TREE, TROUBLE, Failure, jobs, log, main_guard, run
 
 
@@ -68,6 +69,13 @@ def kunit(variant: str | None) -> tuple[int, int]:
         for line in trouble[:20]:
             print(f"    {line}")
         failed += 1
+    rows = [(name, status in ("PASS", "SKIP"), status) for name, status in report]
+    if proc.returncode != 0 and all(ok for _, ok, _ in rows):
+        rows.append(("kunit.py", False, f"exit {proc.returncode}"))
+    if trouble:
+        rows.append(("kernel log", False, trouble[0]))
+    results.save(f"kunit{suffix}", rows,
+                 suites=sorted({name.split(".")[0] for name, _ in report}))
     return passed, failed
 
 

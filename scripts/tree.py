@@ -215,18 +215,21 @@ def slug(name: str) -> str:
     return re.sub(r"^\d{4}-", "", name)
 
 
-def cover_text() -> tuple[str, str]:
-    """Subject and blurb of the current cover letter, to carry over."""
+def cover_text() -> tuple[str, str, str]:
+    """Subject, blurb and To:/Cc: headers of the current cover letter, to
+    carry over (scripts/cover_letter.py writes the last two)."""
     path = PATCHES / COVER
     if not path.exists():
-        return "*** SUBJECT HERE ***", "*** BLURB HERE ***"
+        return "*** SUBJECT HERE ***", "*** BLURB HERE ***", ""
     text = path.read_text()
-    subject = re.search(r"^Subject: \[[^\]]*\] (.*(?:\n .*)*)$", text, re.M)
-    body = text.split("\n\n", 1)[1]
+    head, body = text.split("\n\n", 1)
+    subject = re.search(r"^Subject: \[[^\]]*\] (.*(?:\n .*)*)$", head, re.M)
+    recipients = "".join(m.group(0) for m in
+                         re.finditer(r"^(?:To|Cc): .*\n(?:[ \t].*\n)*", head + "\n", re.M))
     # The blurb ends where git's shortlog ("Author (N):") begins.
     blurb = re.split(r"^\S.* \(\d+\):$", body, maxsplit=1, flags=re.M)[0]
     return (subject.group(1).replace("\n ", " ") if subject else
-            "*** SUBJECT HERE ***"), blurb.rstrip("\n")
+            "*** SUBJECT HERE ***"), blurb.rstrip("\n"), recipients
 
 
 def export() -> None:
@@ -244,10 +247,12 @@ def export() -> None:
     git("format-patch", "-q", "--zero-commit", "--no-signature",
         "--cover-letter", f"--subject-prefix={SUBJECT_PREFIX}",
         "-o", str(out), "base..series")
-    subject, blurb = cover_text()
+    subject, blurb, recipients = cover_text()
     cover = (out / COVER).read_text()
     cover = cover.replace("*** SUBJECT HERE ***", subject)
     cover = cover.replace("*** BLURB HERE ***", blurb)
+    head, body = cover.split("\n\n", 1)
+    cover = f"{head}\n{recipients}\n{body}" if recipients else cover
     # Sign the cover letter as the series' author, dated like its last
     # patch, so that exporting again changes nothing.
     author, date = git("log", "-1", "--format=%an <%ae>%n%aD", "series").split("\n")

@@ -1,0 +1,51 @@
+"""The last run's verdicts, kept per stage for the cover letter.
+
+Every test stage saves its rows (name, passed, detail) to
+build/results/<stage>.json, stamped with the series commit it tested, so
+that scripts/cover_letter.py reports what was measured on this series
+and refuses results from another version of it.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+from common import BUILD, TREE, Failure, run
+
+DIR = BUILD / "results"
+Row = tuple[str, bool, str]
+
+
+def series_commit() -> str:
+    """The commit of branch series in build/linux."""
+    proc = run(["git", "rev-parse", "series"], cwd=TREE, capture=True, check=False)
+    return proc.stdout.strip() if proc.returncode == 0 else "unknown"
+
+
+def save(stage: str, rows: list[Row], **extra: Any) -> None:
+    """Record @stage's @rows (and @extra figures) for the current series."""
+    DIR.mkdir(parents=True, exist_ok=True)
+    record = {"stage": stage, "series": series_commit(),
+              "finished": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
+              "passed": sum(1 for _, ok, _ in rows if ok),
+              "failed": sum(1 for _, ok, _ in rows if not ok),
+              "rows": [{"name": n, "ok": ok, "detail": d} for n, ok, d in rows],
+              **extra}
+    (DIR / f"{stage}.json").write_text(json.dumps(record, indent=1))
+
+
+def load(stage: str) -> dict[str, Any]:
+    """@stage's last record; it must be of the current series and clean."""
+    path = DIR / f"{stage}.json"
+    if not path.is_file():
+        raise Failure(f"no results of stage {stage} ({path}): run make check first")
+    record = json.loads(path.read_text())
+    if record["series"] != series_commit():
+        raise Failure(f"{path} is from series commit {record['series'][:12]}, "
+                      f"not the current one: run make check first")
+    if record["failed"]:
+        raise Failure(f"{path}: {record['failed']} failed; a cover letter "
+                      "reports a passing run")
+    return record
