@@ -6,7 +6,7 @@
 The text is docs/cover-letter.txt with its @NAME@ fields filled from the
 results make check left in build/results/ (see results.py): KUnit case
 counts, checkpatch and bisection counts, the e2e table of the patched
-and the plain kernel, the reliability runs, and make check-debug's runs
+and the plain kernel, the userspace path, the reliability runs, and make check-debug's runs
 when they were made on this series. Results from another version of
 the series, or from a failing run, are refused. To: and Cc: come from
 scripts/get_maintainer.pl over the patches. The result replaces the
@@ -44,7 +44,8 @@ def table(rows: list[tuple[str, str, str]], widths: tuple[int, int, int],
     """A plain-text table whose cells wrap within their column."""
     out = []
     for cells in [heads, tuple("-" * w for w in widths), *rows]:
-        wrapped = [textwrap.wrap(c, w) or [""] for c, w in zip(cells, widths)]
+        wrapped = [textwrap.wrap(c, w, break_on_hyphens=False) or [""]
+                   for c, w in zip(cells, widths)]
         for i in range(max(len(w) for w in wrapped)):
             parts = [(w[i] if i < len(w) else "").ljust(width)
                      for w, width in zip(wrapped, widths)]
@@ -59,14 +60,15 @@ def e2e_table(record: dict[str, Any], base: str) -> str:
         patched = verdicts[f"{name} patched"].split("; ")[0]
         plain = verdicts[f"{name} plain"].replace("plain kernel caught", "caught")
         rows.append((f"{name}: {title}", patched, plain))
-    return table(rows, (30, 18, 18), ("scenario", "patched", f"plain {base}"))
+    return table(rows, (26, 16, 26), ("scenario", "patched", f"plain {base}"))
 
 
 def bullets(record: dict[str, Any]) -> str:
     items = []
     for row in record["rows"]:
         items.append(textwrap.fill(f"{row['name']}: {row['detail']}", WIDTH,
-                                   initial_indent=" - ", subsequent_indent="   "))
+                                   initial_indent=" - ", subsequent_indent="   ",
+                                   break_on_hyphens=False))
     return "\n".join(items)
 
 
@@ -87,13 +89,15 @@ def debug_section() -> str:
     text = ("Under the kernel's checkers (KASAN, kmemleak, PROVE_LOCKING, "
             "DEBUG_OBJECTS, DEBUG_ATOMIC_SLEEP, DEBUG_KOBJECT_RELEASE), patched "
             "kernel only, each guest ending with a kmemleak scan: ")
-    return "\n" + textwrap.fill(text + "; ".join(parts) + ".", WIDTH) + "\n"
+    return "\n" + textwrap.fill(text + "; ".join(parts) + ".", WIDTH,
+                                break_on_hyphens=False) + "\n"
 
 
 def blurb() -> str:
     kunit, kunit_debug = results.load("kunit"), results.load("kunit-debug")
     e2e, rel = results.load("e2e"), results.load("reliability")
     checkpatch, bisect = results.load("checkpatch"), results.load("bisect")
+    userspace = results.load("userspace")
     base = base_version()
     fields = {
         "FINISHED": e2e["finished"],
@@ -106,6 +110,8 @@ def blurb() -> str:
         "BISECT": counted(bisect, "prefixes"),
         "E2E_TABLE": e2e_table(e2e, base),
         "RELIABILITY": bullets(rel),
+        "USERSPACE": "; ".join(f"{r['name']}: {r['detail']}" for r in userspace["rows"])
+        + ".",
         "DEBUG": debug_section(),
     }
     text = TEMPLATE.read_text()
@@ -124,7 +130,7 @@ def rewrap(paragraph: str) -> str:
     lines = paragraph.split("\n")
     if all(len(line) <= WIDTH for line in lines) or paragraph.startswith((" ", "-")):
         return paragraph + "\n"
-    return textwrap.fill(" ".join(lines), WIDTH) + "\n"
+    return textwrap.fill(" ".join(lines), WIDTH, break_on_hyphens=False) + "\n"
 
 
 def recipients() -> tuple[list[str], list[str]]:
@@ -136,10 +142,12 @@ def recipients() -> tuple[list[str], list[str]]:
                check=False)
     if proc.returncode != 0:
         raise Failure(f"scripts/get_maintainer.pl failed:\n{proc.stdout}")
+    # The series' own MAINTAINERS entry names its author, who sends it.
+    author = re.search(r"^From: (.*)$", COVER.read_text(), re.M)
     to, cc = [], []
     for line in proc.stdout.splitlines():
         m = re.match(r"^(.*?) \((.*)\)$", line.strip())
-        if not m:
+        if not m or (author and m.group(1) == author.group(1)):
             continue
         address, role = m.groups()
         (to if role.startswith("maintainer:") else cc).append(address)
