@@ -238,21 +238,21 @@ def main() -> int:
     verdicts, records = [], []
     for scenario in chosen:
         log(f"scenario {scenario.name}: {scenario.title}")
-        results = {f: run(scenario, f, *kernels[f], debug=bool(args.variant))
+        by_kernel = {f: run(scenario, f, *kernels[f], debug=bool(args.variant))
                    for f in kernels}
         drivers = {op.driver for op in scenario.ops}
         # The harness's overhead is measured against the e1000 and e1000e
         # raw loops only; e-h report their figures without a ratio.
         floor = (statistics.mean(raw[d] for d in drivers)
                  if drivers <= raw.keys() else None)
-        verdicts += judge(results["patched"], results.get("plain"), floor)
-        for r in results.values():
+        verdicts += judge(by_kernel["patched"], by_kernel.get("plain"), floor)
+        for r in by_kernel.values():
             records.append({"scenario": r.scenario, "kernel": r.kernel,
                             "trouble": r.trouble,
                             "probes": [asdict(p) for p in r.probes]})
-        if scenario.name == "a" and "plain" in results:
-            plot.board_numbers(OUT / "board-numbers.png", results["patched"].probes,
-                               results["plain"].probes, scenario.title)
+        if scenario.name == "a" and "plain" in by_kernel:
+            plot.board_numbers(OUT / "board-numbers.png", by_kernel["patched"].probes,
+                               by_kernel["plain"].probes, scenario.title)
     suffix = f"-{args.variant}" if args.variant else ""
     (OUT / f"probes{suffix}.json").write_text(json.dumps(records, indent=1))
     titles = {s.name: s.title for s in chosen}
@@ -260,16 +260,12 @@ def main() -> int:
     # (make demo's a, the soak) are kept apart.
     chosen_part = "" if args.scenarios == DEFAULT_SCENARIOS else f"-{args.scenarios}"
     results.save(f"e2e{suffix}{chosen_part}", verdicts, titles=titles)
-    print("\nscenario / kernel      result  detail")
-    for name, ok, why in verdicts:
-        print(f"e2e: {'PASS' if ok else 'FAIL'}  {name:16} {why}")
     print("raw loop per cycle: " + ", ".join(f"{d} {s:.2f}s" for d, s in raw.items()))
     print(f"records: {OUT / f'probes{suffix}.json'}")
     if (OUT / "board-numbers.png").exists():
         print(f"plot: {OUT / 'board-numbers.png'}")
-    failed = sum(1 for _, ok, _ in verdicts if not ok)
-    print(f"e2e: {len(verdicts) - failed} passed, {failed} failed")
-    return 1 if failed else 0
+    print("\nscenario / kernel      result  detail")
+    return results.report("e2e", verdicts, 16)
 
 
 if __name__ == "__main__":

@@ -18,6 +18,7 @@ import agent
 import guest_kernel
 import hubtraffic
 import initramfs
+import results
 from common import BUILD, Failure
 from e2e_check import Probe, check
 from e2e_model import DRIVERS, Model
@@ -192,8 +193,4 @@ def pair(name: str, patched: Tally, plain: Tally | None, detail: str,
 
 def report(rows: list[Verdict]) -> int:
     """Print @rows and the "rel: N passed, M failed" line; the exit status."""
-    for name, ok, why in rows:
-        print(f"rel: {'PASS' if ok else 'FAIL'}  {name:24} {why}", flush=True)
-    failed = sum(1 for _, ok, _ in rows if not ok)
-    print(f"rel: {len(rows) - failed} passed, {failed} failed")
-    return 1 if failed else 0
+    return results.report("rel", rows)

@@ -36,6 +36,16 @@ def save(stage: str, rows: list[Row], **extra: Any) -> None:
     (DIR / f"{stage}.json").write_text(json.dumps(record, indent=1))
 
 
+def report(prefix: str, rows: list[Row], width: int = 24) -> int:
+    """Print @rows as "@prefix: PASS|FAIL name detail" lines and the
+    "@prefix: N passed, M failed" line the gate counts; the exit status."""
+    for name, ok, why in rows:
+        print(f"{prefix}: {'PASS' if ok else 'FAIL'}  {name:{width}} {why}", flush=True)
+    failed = sum(1 for _, ok, _ in rows if not ok)
+    print(f"{prefix}: {len(rows) - failed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
 def load(stage: str) -> dict[str, Any]:
     """@stage's last record; it must be of the current series and clean."""
     path = DIR / f"{stage}.json"

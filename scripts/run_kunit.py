@@ -39,20 +39,20 @@ def kunit(variant: str | None) -> tuple[int, int]:
         if not configs[-1].is_file():
             raise Failure(f"no such KUnit variant: {configs[-1]}")
     build_dir = BUILD / f"kunit{suffix}"
-    results = BUILD / f"kunit{suffix}-results.json"
-    results.unlink(missing_ok=True)
+    json_report = BUILD / f"kunit{suffix}-results.json"
+    json_report.unlink(missing_ok=True)
     cmd = ["python3", "tools/testing/kunit/kunit.py", "run", "--arch=x86_64",
-           f"--build_dir={build_dir}", f"--json={results}",
+           f"--build_dir={build_dir}", f"--json={json_report}",
            f"--jobs={jobs()}", "--make_options=CC=ccache gcc",
            # Two vCPUs, so that the concurrency cases really run in parallel.
            "--qemu_args=-smp 2", "--timeout=900"]
     cmd += [f"--kunitconfig={c}" for c in configs]
     log(f"kunit.py run ({', '.join(str(c.relative_to(REPO)) for c in configs)})")
     proc = run(cmd, cwd=TREE, check=False)
-    if not results.is_file():
+    if not json_report.is_file():
         raise Failure(f"kunit.py wrote no results (exit {proc.returncode}); "
                       "see its output above")
-    report = list(cases(json.loads(results.read_text())))
+    report = list(cases(json.loads(json_report.read_text())))
     passed = sum(1 for _, status in report if status in ("PASS", "SKIP"))
     for name, status in report:
         print(f"kunit: {status:5} {name}")

@@ -150,11 +150,7 @@ def main() -> int:
     log("userspace path: mdev handler, no module parameters")
     rows = run(args.replugs)
     results.save("userspace", rows)
-    for name, ok, why in rows:
-        print(f"userspace: {'PASS' if ok else 'FAIL'}  {name:22} {why}")
-    failed = sum(1 for _, ok, _ in rows if not ok)
-    print(f"userspace: {len(rows) - failed} passed, {failed} failed")
-    return 1 if failed else 0
+    return results.report("userspace", rows, 22)
 
 
 if __name__ == "__main__":
