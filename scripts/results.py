@@ -1,9 +1,9 @@
 """The last run's verdicts, kept per stage for the cover letter.
 
 Every test stage saves its rows (name, passed, detail) to
-build/results/<stage>.json, stamped with the series commit it tested, so
-that scripts/cover_letter.py reports what was measured on this series
-and refuses results from another version of it.
+build/results/<stage>.json, stamped with the series commit it tested
+and that commit's tree, so that scripts/cover_letter.py reports what was
+measured on this series and refuses results from another version of it.
 """
 
 from __future__ import annotations
@@ -18,9 +18,11 @@ DIR = BUILD / "results"
 Row = tuple[str, bool, str]
 
 
-def series_commit() -> str:
-    """The commit of branch series in build/linux."""
-    proc = run(["git", "rev-parse", "series"], cwd=TREE, capture=True, check=False)
+def series_commit(what: str = "series") -> str:
+    """The commit of branch series in build/linux (with @what
+    "series^{tree}", its tree: the same in every clone that applied the
+    same patches to the same tarball, where commit ids differ)."""
+    proc = run(["git", "rev-parse", what], cwd=TREE, capture=True, check=False)
     return proc.stdout.strip() if proc.returncode == 0 else "unknown"
 
 
@@ -28,6 +30,7 @@ def save(stage: str, rows: list[Row], **extra: Any) -> None:
     """Record @stage's @rows (and @extra figures) for the current series."""
     DIR.mkdir(parents=True, exist_ok=True)
     record = {"stage": stage, "series": series_commit(),
+              "tree": series_commit("series^{tree}"),
               "finished": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
               "passed": sum(1 for _, ok, _ in rows if ok),
               "failed": sum(1 for _, ok, _ in rows if not ok),
@@ -52,7 +55,8 @@ def load(stage: str) -> dict[str, Any]:
     if not path.is_file():
         raise Failure(f"no results of stage {stage} ({path}): run make check first")
     record = json.loads(path.read_text())
-    if record["series"] != series_commit():
+    if (record["series"] != series_commit() and
+            record.get("tree") != series_commit("series^{tree}")):
         raise Failure(f"{path} is from series commit {record['series'][:12]}, "
                       f"not the current one: run make check first")
     if record["failed"]:
