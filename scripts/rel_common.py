@@ -48,7 +48,12 @@ def kernels(variant: str | None = None,
     e1000 up) and the traffic generator of rel_surprise.py."""
     nicwatch = agent.build().read_bytes()
     extra = {"bin/hubtraffic": hubtraffic.build().read_bytes()}
-    up = sorted({"e1000"} | {d.name for d in DRIVERS.values() if d.up})
+    # e1000 comes up for rel_surprise.py's frames; not on the debug kernel,
+    # which does not run it and whose acpi=noirq routes the cold-plugged
+    # NICs' interrupts through $PIR onto a line their link-up interrupts
+    # then flood ("irq 11: nobody cared").
+    up = sorted(({"e1000"} if not variant else set()) |
+                {d.name for d in DRIVERS.values() if d.up})
     result = {}
     for flavour in flavours:
         built = guest_kernel.build(flavour, variant)
