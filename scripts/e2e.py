@@ -43,6 +43,10 @@ from rel_common import KMEMLEAK, kmemleak_scan
 
 OUT = BUILD / "e2e"
 DEFAULT_SCENARIOS = "a,b,c,d,e,f,g"
+# The debug guest boots with acpi=noirq (guest_kernel.variant_args()), so
+# a hot-added NIC has no interrupt and cannot be opened: pcnet32 (e) and
+# ne2k-pci (g) apply the option under test only when opened.
+DEBUG_SCENARIOS = "a,b,c,d,f"
 # The agent brings up the interfaces of the drivers that apply an option
 # only when opened.
 UP = [d.name for d in DRIVERS.values() if d.up]
@@ -212,7 +216,8 @@ def judge(patched: Result, plain: Result | None,
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--scenarios", default=DEFAULT_SCENARIOS)
+    parser.add_argument("--scenarios", help=f"default: {DEFAULT_SCENARIOS}; "
+                        f"with --variant debug, {DEBUG_SCENARIOS}")
     parser.add_argument("--cycles", type=int, default=100)
     parser.add_argument("--soak", type=int, default=1000,
                         help="hot-plug cycles of the soak scenario")
@@ -221,7 +226,8 @@ def main() -> int:
                         "(qemu-configs/debug.config) and a kmemleak scan at "
                         "the end of each scenario; no plain kernel")
     args = parser.parse_args()
-    wanted = args.scenarios.split(",")
+    default = DEBUG_SCENARIOS if args.variant else DEFAULT_SCENARIOS
+    wanted = (args.scenarios or default).split(",")
     chosen = [s for s in scenarios(args.cycles, args.soak) if s.name in wanted]
     if not chosen:
         raise Failure(f"no scenario in {args.scenarios!r}")
@@ -258,7 +264,7 @@ def main() -> int:
     titles = {s.name: s.title for s in chosen}
     # The cover letter reads the default scenarios' run; other choices
     # (make demo's a, the soak) are kept apart.
-    chosen_part = "" if args.scenarios == DEFAULT_SCENARIOS else f"-{args.scenarios}"
+    chosen_part = "" if args.scenarios in (None, default) else f"-{args.scenarios}"
     results.save(f"e2e{suffix}{chosen_part}", verdicts, titles=titles)
     print("raw loop per cycle: " + ", ".join(f"{d} {s:.2f}s" for d, s in raw.items()))
     print(f"records: {OUT / f'probes{suffix}.json'}")
