@@ -9,9 +9,10 @@
 #                loops)
 # Both install what is missing on a Debian 12 machine.
 #
-#   make check-debug   slow: e2e scenarios, a 1000-cycle hot-plug soak and
-#                the reliability runs on the debug guest kernel (KASAN,
-#                kmemleak, lockdep, object debugging), kmemleak scans
+#   make check-debug   slow: e2e scenarios a-d and f, a 1000-cycle hot-plug
+#                soak and the async, params and loops reliability runs on
+#                the debug guest kernel (KASAN, kmemleak, lockdep, object
+#                debugging), kmemleak scans
 #   make cover-letter  patches/0000-cover-letter.patch's figures from the
 #                last make check, To/Cc from get_maintainer.pl
 #

@@ -20,10 +20,11 @@ runs every stage and counts its results:
                removal under traffic, bad parameters, in-guest loops; each
                caught on the plain kernel too
 
-With --debug ("make check-debug", slow) the stages are the e2e scenarios,
-a hot-plug soak and the reliability runs (but surprise) on the debug
-guest kernel (qemu-configs/debug.config), each guest ending with a
-kmemleak scan.
+With --debug ("make check-debug", slow) the stages are e2e scenarios
+a-d and f, a 1000-cycle hot-plug soak and the async, params and loops
+reliability runs on the debug guest kernel (qemu-configs/debug.config),
+each guest ending with a kmemleak scan (see e2e.DEBUG_SCENARIOS and
+reliability.DEBUG_RUNS for what is left out, and why).
 
 Every stage leaves its verdicts in build/results/ for cover_letter.py.
 
