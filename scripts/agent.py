@@ -13,7 +13,6 @@ from pathlib import Path
 from common import BUILD, REPO, Failure, run
 
 SOURCE = REPO / "scripts" / "agent" / "nicwatch.c"
-ADD = re.compile(r"NICWATCH add (.*)$")
 NUMERIC = {"ifindex", "tx", "rx", "rx_usecs", "autoneg", "speed", "duplex",
            "up"}
 
@@ -40,7 +39,7 @@ def build() -> Path:
 def parse_add(line: str, verb: str = "add") -> dict[str, int | str] | None:
     """The fields of a "NICWATCH add" line (or of another @verb's, such
     as "set"), numbers as ints."""
-    m = ADD.search(line) if verb == "add" else re.search(rf"NICWATCH {verb} (.*)$", line)
+    m = re.search(rf"NICWATCH {verb} (.*)$", line)
     if not m:
         return None
     fields: dict[str, int | str] = {}

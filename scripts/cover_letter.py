@@ -21,10 +21,11 @@ import textwrap
 from typing import Any
 
 import results
+import tree
 from common import PATCHES, REPO, TREE, Failure, log, main_guard, run, series_patches
 
 TEMPLATE = REPO / "docs" / "cover-letter.txt"
-COVER = PATCHES / "0000-cover-letter.patch"
+COVER = PATCHES / tree.COVER
 WIDTH = 72
 
 
@@ -163,15 +164,11 @@ def main() -> int:
         raise Failure(f"{COVER} is missing: run 'make export' first")
     text = blurb()
     to, cc = recipients()
-    cover = COVER.read_text()
-    head, body = cover.split("\n\n", 1)
-    # The blurb ends where git's shortlog ("Author (N):") begins.
-    shortlog = re.search(r"^\S.* \(\d+\):$", body, re.M)
+    head, _, _, shortlog = tree.split_cover(COVER.read_text())
     if not shortlog:
         raise Failure(f"{COVER} has no shortlog: run 'make export' again")
-    head = re.sub(r"^(To|Cc): .*(?:\n .*)*\n?", "", head, flags=re.M).rstrip("\n")
     head += "\n" + header("To", to) + "\n" + header("Cc", cc)
-    COVER.write_text(f"{head}\n\n{text}\n\n{body[shortlog.start():]}")
+    COVER.write_text(f"{head}\n\n{text}\n\n{shortlog}")
     log(f"wrote {COVER.relative_to(REPO)}: {len(to)} To, {len(cc)} Cc, "
         f"figures from the run of {results.load('e2e')['finished']}")
     return 0

@@ -215,21 +215,29 @@ def slug(name: str) -> str:
     return re.sub(r"^\d{4}-", "", name)
 
 
+def split_cover(text: str) -> tuple[str, str, str, str]:
+    """A cover letter's headers without To:/Cc:, those recipients'
+    headers, its blurb, and the rest from git's shortlog ("Author (N):")
+    on; the shortlog part is "" if there is none."""
+    head, body = text.split("\n\n", 1)
+    recipients = "".join(m.group(0) for m in
+                         re.finditer(r"^(?:To|Cc): .*\n(?:[ \t].*\n)*", head + "\n", re.M))
+    head = re.sub(r"^(?:To|Cc): .*\n(?:[ \t].*\n)*", "", head + "\n", flags=re.M)
+    shortlog = re.search(r"^\S.* \(\d+\):$", body, re.M)
+    cut = shortlog.start() if shortlog else len(body)
+    return head.rstrip("\n"), recipients, body[:cut].rstrip("\n"), body[cut:]
+
+
 def cover_text() -> tuple[str, str, str]:
     """Subject, blurb and To:/Cc: headers of the current cover letter, to
     carry over (scripts/cover_letter.py writes the last two)."""
     path = PATCHES / COVER
     if not path.exists():
         return "*** SUBJECT HERE ***", "*** BLURB HERE ***", ""
-    text = path.read_text()
-    head, body = text.split("\n\n", 1)
+    head, recipients, blurb, _ = split_cover(path.read_text())
     subject = re.search(r"^Subject: \[[^\]]*\] (.*(?:\n .*)*)$", head, re.M)
-    recipients = "".join(m.group(0) for m in
-                         re.finditer(r"^(?:To|Cc): .*\n(?:[ \t].*\n)*", head + "\n", re.M))
-    # The blurb ends where git's shortlog ("Author (N):") begins.
-    blurb = re.split(r"^\S.* \(\d+\):$", body, maxsplit=1, flags=re.M)[0]
     return (subject.group(1).replace("\n ", " ") if subject else
-            "*** SUBJECT HERE ***"), blurb.rstrip("\n"), recipients
+            "*** SUBJECT HERE ***"), blurb, recipients
 
 
 def export() -> None:
