@@ -1,71 +1,81 @@
-# The two commands of the README:
-#   make demo    scenario a: one e1000 hot-plugged 100 times in QEMU, on the
-#                patched and the plain kernel, with the summary and the plot
-#   make check   the test gate: checkpatch, KUnit (plain and under the
-#                kernel's checkers), bisect build and static checks (every
-#                converted driver), e2e scenarios a-g, the userspace path
-#                (mdev handler), reliability runs (fault injection, async
-#                probing, removal under traffic, bad parameters, in-guest
-#                loops)
+# The two commands of the README (./run installs make and python3 where
+# they are missing, then runs one of these):
+#   make demo        scenario a: one e1000 hot-plugged 100 times in QEMU, on
+#                    the patched and the plain kernel, with the plot
+#   make check       the pull-request gate (.ci/run): every stage and
+#                    scenario in a short form, each with its negative control
 # Both install what is missing on a Debian 12 machine.
 #
-#   make check-debug   slow: e2e scenarios a-d and f, a 1000-cycle hot-plug
-#                soak and the async, params and loops reliability runs on
-#                the debug guest kernel (KASAN, kmemleak, lockdep, object
-#                debugging), kmemleak scans
+#   make check-full  the nightly gate: the same stages at full depth, and
+#                    KUnit under the kernel's checkers
+#   make check-debug slow: e2e, a 1000-cycle soak and reliability runs on
+#                    the debug guest kernel (KASAN, kmemleak, lockdep, ...)
+#   make figures     docs/figures.md from the last gate's build/results/
 #   make cover-letter  patches/0000-cover-letter.patch's figures from the
-#                last make check, To/Cc from get_maintainer.pl
+#                    last make check, To/Cc from get_maintainer.pl
 #
 # Developer targets:
-#   make tree    unpack linux-source-6.12 into build/linux and apply the
-#                series (FORCE=1 drops tree work that patches/ lacks)
-#   make export  write build/linux's commits back to patches/
+#   make tree        unpack linux-source-6.12 into build/linux and apply the
+#                    series (FORCE=1 drops tree work that patches/ lacks)
+#   make export      write build/linux's commits back to patches/
+#   make harness     the harness's own unit tests (seconds, no QEMU)
 #   make kunit | checkpatch | bisect | e2e | userspace | reliability
-#                one stage
-#   make clean   remove build/ (the tree and every build directory)
+#                    one stage (full depth)
+#   make clean       remove build/ (the tree and every build directory)
 
 PYTHON := python3
-RUN := bash scripts/bootstrap.sh && $(PYTHON) scripts
+# Every script is a module of a package under scripts/.
+PY := PYTHONPATH=$(CURDIR)/scripts $(PYTHON) -m
+BOOT := bash scripts/bootstrap.sh &&
 
-.PHONY: check check-debug cover-letter demo tree export kunit checkpatch \
-	bisect e2e userspace reliability clean
+.PHONY: check check-full check-debug figures cover-letter demo tree export \
+	harness kunit checkpatch bisect e2e userspace reliability clean
 
 check:
-	@$(RUN)/gate.py
+	@$(BOOT) $(PY) gate.run --tier check
+
+check-full:
+	@$(BOOT) $(PY) gate.run --tier full
 
 check-debug:
-	@$(RUN)/gate.py --debug
+	@$(BOOT) $(PY) gate.run --tier debug
 
 demo:
-	@$(RUN)/deps.py tree build e2e && $(PYTHON) scripts/tree.py prepare \
-		&& $(PYTHON) scripts/e2e.py --scenarios a
+	@$(BOOT) $(PY) lib.deps tree build e2e && $(PY) series.tree prepare \
+		&& $(PY) e2e.run --scenarios a
 
 tree:
-	@$(RUN)/deps.py tree && $(PYTHON) scripts/tree.py prepare $(if $(FORCE),--force)
+	@$(BOOT) $(PY) lib.deps tree && $(PY) series.tree prepare $(if $(FORCE),--force)
 
 export:
-	@$(RUN)/tree.py export
+	@$(BOOT) $(PY) series.tree export
+
+harness:
+	@$(BOOT) $(PY) tests
 
 kunit: tree
-	@$(RUN)/deps.py build kunit && $(PYTHON) scripts/run_kunit.py
+	@$(PY) lib.deps build kunit && $(PY) series.kunit
 
 checkpatch: tree
-	@$(RUN)/deps.py checkpatch && $(PYTHON) scripts/checkpatch.py
+	@$(PY) lib.deps checkpatch && $(PY) series.checkpatch
 
 bisect: tree
-	@$(RUN)/deps.py build bisect && $(PYTHON) scripts/bisect_build.py
+	@$(PY) lib.deps build bisect && $(PY) series.bisect
 
 e2e: tree
-	@$(RUN)/deps.py build e2e && $(PYTHON) scripts/e2e.py
+	@$(PY) lib.deps build e2e && $(PY) e2e.run
 
 userspace: tree
-	@$(RUN)/deps.py build e2e && $(PYTHON) scripts/userspace_path.py
+	@$(PY) lib.deps build e2e && $(PY) userspace.run
 
 reliability: tree
-	@$(RUN)/deps.py build e2e && $(PYTHON) scripts/reliability.py
+	@$(PY) lib.deps build e2e && $(PY) reliability.run
+
+figures:
+	@$(BOOT) $(PY) gate.figures
 
 cover-letter: tree
-	@$(RUN)/cover_letter.py
+	@$(PY) series.cover_letter
 
 clean:
 	rm -rf build

@@ -1,0 +1,2 @@
+"""End-to-end hot-plug runs: scenarios, the reference model, the check of
+every probe against it, the runner and the plot."""

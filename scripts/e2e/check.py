@@ -1,0 +1,105 @@
+"""One probe checked against the reference model.
+
+check() takes what the host saw of one probe (the agent's "NICWATCH add"
+fields and the console lines up to them) and what the model expects,
+reads the board number from the driver's own messages where they show
+it, or from the values the NIC reports, and names the first violation.
+The hot-plug scenarios (e2e/run.py) and the reliability runs (reliability/*.py)
+share it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from e2e.model import DRIVERS, Expected, Seen
+from guest import kmemleak
+from guest.machine import Guest
+from guest.session import Kernel
+
+
+@dataclass
+class Probe:
+    cycle: int
+    driver: str
+    device: str
+    pci: str
+    expected_number: int
+    number: int | None  # logged by the driver, or inferred from its values
+    expected: dict[str, int]
+    observed: dict[str, int]
+    warned: bool
+    seconds: float
+    violation: str = ""
+    failed: int = 0  # the probe's error code, when it failed
+
+
+def check(driver: str, device: str, expected: Expected,
+          fields: dict[str, int | str], lines: list[str], cycle: int = 0,
+          seconds: float = 0.0) -> Probe:
+    """The probe of @device, with its violation of @expected if any."""
+    spec = DRIVERS[driver]
+    pci = str(fields.get("bus", "?"))
+    seen = Seen(fields, lines, pci)
+    observed = spec.values(seen)
+    logged = warned_number = None
+    warning = (re.escape(spec.warning).replace(re.escape("{number}"), r"(\d+)")
+               if spec.warning else None)
+    for line in lines:
+        hit = re.search(rf"{re.escape(spec.name)} {re.escape(pci)}: board number (\d+)",
+                        line)
+        logged = int(hit.group(1)) if hit else logged
+        hit = warning and re.search(rf"{re.escape(spec.name)} {re.escape(pci)}: "
+                                    + warning, line)
+        warned_number = int(hit.group(1)) if hit else warned_number
+    number = logged if logged is not None else warned_number
+    if number is None and spec.number:
+        number = spec.number(seen)
+    if number is None:
+        number = spec.slot_of(observed)
+    result = Probe(cycle, driver, device, pci, expected.number, number,
+                   expected.values, observed, warned_number is not None, seconds)
+    if fields.get("driver") != driver:
+        result.violation = f"agent saw driver {fields.get('driver')}"
+    elif observed != expected.values:
+        result.violation = f"values {observed}, model {expected.values}"
+    elif number is not None and number != expected.number:
+        result.violation = f"board number {number}, model {expected.number}"
+    elif result.warned != expected.warns:
+        result.violation = (f"warning {'printed' if result.warned else 'missing'}"
+                            f" for board {expected.number}")
+    return result
+
+
+@dataclass
+class Tally:
+    """The probes of one run on one kernel, and how it went."""
+    probes: list[Probe] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    reports: int = 0  # kernel trouble lines (BUG, WARNING, KASAN, ...)
+    scans: int = 0  # kmemleak scans run (debug kernel)
+    leaks: int = 0  # objects they reported
+
+    @property
+    def violations(self) -> list[Probe]:
+        return [p for p in self.probes if p.violation]
+
+    def first(self) -> str:
+        bad = self.violations
+        return f"cycle {bad[0].cycle}: {bad[0].violation}" if bad else ""
+
+
+def finish(guest: Guest, kernel: Kernel, tally: Tally) -> None:
+    """Stop @guest, noting the kernel's reports of trouble in @tally; on the
+    debug kernel, a kmemleak scan comes first."""
+    try:
+        if kernel.variant and guest.proc.poll() is None:
+            leaks = kmemleak.scan(guest)
+            tally.notes += [f"kmemleak: {line}" for line in leaks[:3]]
+            tally.scans += 1
+            tally.leaks += len(leaks)
+    finally:
+        guest.stop()
+        tally.notes += [f"kernel trouble: {t}" for t in guest.trouble[:1]]
+        tally.reports += len(guest.trouble)

@@ -1,0 +1,2 @@
+"""The gate: every stage in order, the stage table, KTAP and the
+"N passed, N failed" line."""

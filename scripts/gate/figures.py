@@ -1,0 +1,162 @@
+#!/usr/bin/env python3
+"""Write docs/figures.md from the last gate run's build/results/.
+
+  python3 -m gate.figures   (make figures)
+
+The document has one section per kind of run: make check, make
+check-full or make check-debug, each with a warm or a cold ccache.
+This writes the section of the last gate run from the records it left
+(lib/results.py) and its stage logs in build/logs/: the stage table
+with times, ccache's hits and misses (which tell warm from cold), the
+kernel builds' times, and each stage's cases with their details. The
+other sections stay as they are, unless they are of another version of
+the series, which drops them. Records of another version of the series,
+or of a run that failed, are refused, so that no figure in the
+repository is older than the series it describes. With
+BOARD_NUMBERS_BUILD=DIR the run is read from another build directory
+(a cold run made in a clean root, say).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from lib import results
+from lib.common import BUILD, REPO, log, main_guard
+
+OUT = REPO / "docs" / "figures.md"
+LOGS = BUILD / "logs"
+# Stages whose cases are listed one per row, in this order.
+LISTED = ["e2e", "reliability", "userspace", "kunit-debug"]
+
+
+def cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def build_times(logs: Path) -> list[tuple[str, str]]:
+    """(kernel, what its build took) from the stage logs: kunit.py's
+    "Elapsed time" line and the guest kernels' "ready in" lines."""
+    found = []
+    for name in ("kunit", "kunit-debug"):
+        path = logs / f"{name}.log"
+        text = path.read_text(errors="replace") if path.is_file() else ""
+        m = re.search(r"Elapsed time: ([\d.]+)s total, ([\d.]+)s configuring, "
+                      r"([\d.]+)s building, ([\d.]+)s running", text)
+        if m:
+            found.append((f"build/{name} (kunit.py)",
+                          f"{float(m.group(3)):.0f} s building, "
+                          f"{float(m.group(4)):.0f} s running the tests"))
+    path = logs / "guest-kernels.log"
+    text = path.read_text(errors="replace") if path.is_file() else ""
+    for m in re.finditer(r"==> (\S+)/arch/x86/boot/bzImage ready in (\d+)s", text):
+        found.append((m.group(1), f"{m.group(2)} s"))
+    return found
+
+
+def minutes(seconds: int) -> str:
+    return f"{seconds // 60} min {seconds % 60} s"
+
+
+HEADER = """# Figures
+
+Written by `make figures` from the last gate run of each kind
+(`build/results/`, `build/logs/`); do not edit by hand. Machine: 2 cores,
+24 GiB, no KVM (QEMU TCG, one vCPU per guest unless a run says so).
+"""
+ORDER = ["make check, warm ccache", "make check, cold", "make check-full, warm ccache",
+         "make check-full, cold", "make check-debug, warm ccache", "make check-debug, cold"]
+TREE_LINE = re.compile(r"^- series commit \w+ \(tree (\w+)\)$", re.M)
+
+
+def title(gate: dict[str, Any]) -> str:
+    """The section's name: the target, and warm or cold (ccache misses:
+    a warm run compiles a handful of files the series changed)."""
+    target = {"check": "make check", "full": "make check-full",
+              "debug": "make check-debug"}.get(gate.get("gate_tier", ""), "gate")
+    cold = gate.get("ccache", {}).get("misses", 0) > 500
+    return f"{target}, {'cold' if cold else 'warm ccache'}"
+
+
+def merge(old: str, section: str, name: str, tree: str) -> str:
+    """@old's sections, @section in place of the one called @name, those
+    of another series tree dropped, in ORDER."""
+    sections = {}
+    for chunk in re.split(r"^(?=## )", old, flags=re.M)[1:]:
+        heading = chunk.splitlines()[0][3:].strip()
+        m = TREE_LINE.search(chunk)
+        if m and tree.startswith(m.group(1)):
+            sections[heading] = chunk.rstrip() + "\n"
+    sections[name] = section
+    keys = sorted(sections, key=lambda k: ORDER.index(k) if k in ORDER else len(ORDER))
+    return HEADER + "".join("\n" + sections[k] for k in keys)
+
+
+def render(gate: dict[str, Any], stages: dict[str, dict[str, Any]],
+           builds: list[tuple[str, str]]) -> str:
+    ccache = gate.get("ccache", {})
+    lines = [
+        f"## {title(gate)}",
+        "",
+        f"- finished {gate['finished']}, {minutes(int(gate['seconds']))} in all",
+        f"- series commit {gate['series'][:12]} (tree {gate['tree'][:12]})",
+        f"- ccache during the run: {ccache.get('hits', '?')} hits, "
+        f"{ccache.get('misses', '?')} misses",
+        "",
+        "### Stages",
+        "",
+        "| stage | base | passed | failed | time |",
+        "|---|---|---|---|---|",
+    ]
+    for stage in gate.get("stages", []):
+        if stage.get("skip"):
+            lines.append(f"| {stage['name']} | – | – | – | skipped: {cell(stage['skip'])} |")
+        else:
+            lines.append(f"| {stage['name']} | {stage['base']} | {stage['passed']} | "
+                         f"{stage['failed']} | {stage['seconds']} s |")
+    if builds:
+        lines += ["", "### Kernel builds", "", "| kernel | time |", "|---|---|"]
+        lines += [f"| {name} | {took} |" for name, took in builds]
+    kunit = stages.get("kunit")
+    if kunit:
+        lines += ["", "### KUnit", "",
+                  f"{kunit['passed']} of {len(kunit['rows'])} cases pass in "
+                  f"{len(kunit.get('suites', []))} suites: "
+                  + ", ".join(f"`{s}`" for s in kunit.get("suites", [])) + "."]
+    for name in ("checkpatch", "bisect"):
+        record = stages.get(name)
+        if record:
+            lines += ["", f"### {name}", "",
+                      f"{record['passed']} of {len(record['rows'])} patches pass."]
+    for name in LISTED:
+        record = stages.get(name)
+        if not record:
+            continue
+        lines += ["", f"### {name}", "", "| case | result | detail |", "|---|---|---|"]
+        lines += [f"| {cell(r['name'])} | {'pass' if r['ok'] else 'FAIL'} | "
+                  f"{cell(r['detail'])} |" for r in record["rows"]]
+    return "\n".join(lines) + "\n"
+
+
+def main() -> int:
+    gate = results.load("gate")
+    stages = {}
+    for stage in gate.get("stages", []):
+        if stage.get("skip") or stage["name"] == "guest-kernels":
+            continue
+        name = {"soak-debug": "e2e-debug-soak",
+                "rel-debug": "reliability-debug"}.get(stage["name"], stage["name"])
+        stages[stage["name"]] = results.load(name)
+    section = render(gate, stages, build_times(LOGS))
+    old = OUT.read_text() if OUT.is_file() else ""
+    OUT.write_text(merge(old, section, title(gate), gate["tree"]))
+    log(f"wrote the section \"{title(gate)}\" of {OUT.relative_to(REPO)}, "
+        f"from the run finished {gate['finished']}")
+    return 0
+
+
+if __name__ == "__main__":
+    main_guard(main)
+

@@ -1,0 +1,65 @@
+"""A guest kernel with its initramfs, booted for one run.
+
+The reliability runs and the userspace path boot their guests the same
+way: a built kernel (guest/kernel.py) and an initramfs holding the agent
+(guest/initramfs.py), the variant's kernel and QEMU arguments, and a wait
+for the agent; on the debug kernel, boot's own leaks are marked first.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, TypeVar
+
+from guest import kernel as guest_kernel, kmemleak
+from guest.machine import Guest
+from lib.common import BUILD
+
+REL_OUT = BUILD / "rel"
+K = TypeVar("K")
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Kernel:
+    flavour: str
+    image: Path
+    initrd: Path
+    variant: str | None = None
+
+    @property
+    def name(self) -> str:
+        return f"{self.flavour}-{self.variant}" if self.variant else self.flavour
+
+
+def boot(kernel: Kernel, run: str, params: list[str],
+         qemu_args: list[str] | None = None, memory: int | None = None,
+         timeout: float = 180.0, out: Path = REL_OUT) -> Guest:
+    """Boot @kernel for @run (its console in @out/RUN-KERNEL/) and wait
+    for the agent."""
+    kernel_args, args = guest_kernel.variant_args(kernel.variant)
+    args = [*(qemu_args or []), *args, *(["-m", str(memory)] if memory else [])]
+    guest = Guest(out / f"{run}-{kernel.name}", kernel.image, kernel.initrd,
+                  params + [a for a in kernel_args if a not in params],
+                  extra_args=args, boot_timeout=timeout)
+    try:
+        guest.wait_ready(timeout)
+        if kernel.variant:
+            kmemleak.mark_boot(guest, timeout)
+    except Exception:
+        guest.stop()
+        raise
+    return guest
+
+
+def side_by_side(work: Callable[[K], T], items: dict[str, K]) -> dict[str, T]:
+    """work(item) for every item of @items, two at a time: a TCG guest
+    uses one core and the machine has two, so the patched run and its
+    negative control on the plain kernel go side by side. The results
+    are keyed as @items; the first exception a run raises is raised here
+    once both are done."""
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        futures = {key: pool.submit(work, item) for key, item in items.items()}
+        return {key: future.result() for key, future in futures.items()}

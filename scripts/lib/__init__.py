@@ -1,0 +1,1 @@
+"""What every step of the pipeline shares: paths, commands, packages, results."""

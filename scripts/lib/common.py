@@ -1,0 +1,122 @@
+"""Paths and small helpers shared by the scripts.
+
+Everything the scripts create lives under build/ (ignored by git): the
+kernel tree, the build directories and the logs. The repository itself
+only holds patches/ and the tooling around it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+from typing import Iterator
+
+REPO = Path(__file__).resolve().parents[2]
+SCRIPTS = REPO / "scripts"
+BUILD = Path(os.environ.get("BOARD_NUMBERS_BUILD", REPO / "build"))
+TREE = BUILD / "linux"
+PATCHES = REPO / "patches"
+SERIES = PATCHES / "series"
+
+# ccache keys on the compiler's command line, which holds absolute source
+# paths. Relative to build/ they are the same in every clone, so a fresh CI
+# clone reuses what an earlier one compiled, and the plain tree, laid out
+# like the patched one (plain/linux beside plain/guest-plain), reuses the
+# patched build for every file the series does not change.
+os.environ.setdefault("CCACHE_BASEDIR", str(BUILD))
+# Every kernel build goes through ccache by its masquerade directory, so
+# that make sees plain "gcc" as the compiler. A build directory made by
+# the gate is then the same as one made by a developer's own make or
+# kunit.py command in it (the README's), which do not rebuild it.
+CCACHE_BIN = Path("/usr/lib/ccache")
+if CCACHE_BIN.is_dir() and str(CCACHE_BIN) not in os.environ["PATH"].split(":"):
+    os.environ["PATH"] = f"{CCACHE_BIN}:{os.environ['PATH']}"
+# Four kernels (KUnit, the debug KUnit, the bisect objects, two guests)
+# with many objects each: more than ccache's default 5 GiB.
+os.environ.setdefault("CCACHE_MAXSIZE", "30G")
+
+# The packaged source the tree is made from; any 6.12.x point release.
+TARBALL = Path(os.environ.get("LINUX_TARBALL",
+                              "/usr/src/linux-source-6.12.tar.xz"))
+
+
+# The kernel's own reports of trouble; any of them on a console fails a run.
+# kmemleak's are its scan results, not its start-up lines.
+# "ACPI Error": a method that fails leaves devices half set up (an
+# unrouted interrupt, a slot that does not eject) while the run goes on.
+TROUBLE = re.compile(r"\b(BUG:|WARNING:|Oops|Call Trace:|KASAN:|ACPI Error|"
+                     r"kmemleak: \d+ new suspected memory leak|"
+                     r"unreferenced object|Kernel panic)")
+
+
+class Failure(Exception):
+    """An error with a message meant for the user, printed without a trace."""
+
+
+def log(msg: str) -> None:
+    print(f"==> {msg}", flush=True)
+
+
+def run(cmd: list[str], cwd: Path | None = None, check: bool = True,
+        capture: bool = False, env: dict[str, str] | None = None,
+        timeout: float | None = None) -> subprocess.CompletedProcess[str]:
+    """Run a command; with capture, stdout and stderr come back merged."""
+    full_env = dict(os.environ, **env) if env else None
+    proc = subprocess.run(cmd, cwd=cwd, env=full_env, text=True,
+                          stdout=subprocess.PIPE if capture else None,
+                          stderr=subprocess.STDOUT if capture else None,
+                          timeout=timeout, check=False)
+    if check and proc.returncode != 0:
+        out = f"\n{proc.stdout}" if capture and proc.stdout else ""
+        raise Failure(f"command failed ({proc.returncode}): "
+                      f"{shlex.join(cmd)}{out}")
+    return proc
+
+
+@contextlib.contextmanager
+def locked(name: str) -> Iterator[None]:
+    """Hold build/@name.lock while the block runs: the gate runs stages
+    side by side, and two of them must not build the same thing at once."""
+    BUILD.mkdir(parents=True, exist_ok=True)
+    with open(BUILD / f"{name}.lock", "w", encoding="ascii") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def jobs() -> int:
+    """Parallel build jobs: every core, as CI's machine has only two."""
+    return os.cpu_count() or 2
+
+
+def series_patches() -> list[str]:
+    """Patch file names in patches/series order, comments skipped."""
+    if not SERIES.exists():
+        raise Failure(f"{SERIES} is missing")
+    names = []
+    for line in SERIES.read_text().splitlines():
+        name = line.split("#", 1)[0].strip()
+        if name:
+            if not (PATCHES / name).is_file():
+                raise Failure(f"patches/series names a missing file: {name}")
+            names.append(name)
+    return names
+
+
+def main_guard(func) -> None:  # type: ignore[no-untyped-def]
+    """Run a script's main, turning Failure into a message and exit 1."""
+    try:
+        sys.exit(func())
+    except Failure as err:
+        print(f"error: {err}", file=sys.stderr, flush=True)
+        sys.exit(1)
+    except KeyboardInterrupt:
+        sys.exit(130)

@@ -1,0 +1,239 @@
+#!/usr/bin/env python3
+"""Fault injection in probe: the N-th allocation of a bind fails.
+
+  reliability/faults.py [--drivers e1000,e1000e] [--max-n 400]
+
+For N = 1, 2, ... the guest writes N to /proc/thread-self/fail-nth and
+binds the NIC under test through sysfs, from the same thread, so that
+the N-th fault-injectable step of that bind fails (failslab, with
+GFP_KERNEL allocations included). The bind file is opened first, so the
+steps counted are those of the write that binds: the sysfs buffer, then
+the probe. The loop ends at the first N that the bind never reached: a
+bind that succeeded untouched. Every N that hit is a failure point; the
+kernel's stack for each injected fault names its call site.
+
+After each failed bind, the same NIC binds cleanly and must get the
+lowest free number and the values its slot holds: nothing leaked,
+nothing reset by the probe that failed. The NIC is then unbound (its
+slot is reset, as a bound board went away) and a spare NIC hot-added,
+which must take that number, with defaults. The spares keep the numbers
+below the next one busy: in round i the NIC under test gets number i
+and, from round 1 on, slot i's configured values, which no earlier
+bind touched (round 0 reuses the number of the NIC's own first, hot-plug
+bind, whose unbind reset it). After as many rounds as a boot has spare
+NICs, the guest is booted again. No WARNING or BUG may appear; the one
+stack the kernel prints for each fault it injects on purpose is
+expected. (PCI binds every hot-added device at once, whatever
+drivers_autoprobe says, so an unbound NIC can only be had by unbinding
+it.)
+
+The plain kernel fails where it always did: the spare bound after the
+unbind gets a new number, not the one given back.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+
+from e2e.check import Tally, finish
+from e2e.model import DRIVERS, Model
+from guest.machine import Guest
+from guest.session import Kernel, boot, side_by_side
+from lib.common import Failure, main_guard
+from reliability.common import (
+    TIMEOUT, Verdict, check_add, cmdline, kernels, pair, records, report
+)
+
+# NICs per boot, on pci.0 slots 3..: the one under test, then spares.
+PER_BOOT = 24
+SETUP = """killall nicwatch
+echo N > /sys/kernel/debug/failslab/ignore-gfp-wait
+echo 2 > /sys/kernel/debug/failslab/verbose
+bound() {{ test -e /sys/bus/pci/devices/$1/driver && echo 1 || echo 0; }}
+show() {{
+	w=0
+	while [ ! -d /sys/bus/pci/devices/$1/net ] && [ $w -lt 300 ]; do sleep 0.1; w=$((w + 1)); done
+	nicwatch show "$(ls /sys/bus/pci/devices/$1/net)"
+}}
+fault_bind() {{
+	exec 3>/sys/bus/pci/drivers/$1/bind 4>/proc/thread-self/fail-nth 5</proc/thread-self/fail-nth
+	echo $3 >&4
+	echo -n $2 >&3
+	rc=$?
+	read left <&5
+	# Disarm what the bind did not use up, before the shell allocates.
+	echo 0 >&4
+	exec 3>&- 4>&- 5>&-
+	echo "FI n=$3 rc=$rc left=$left bound=$(bound $2)"
+}}
+"""
+FI = re.compile(r"FI n=(\d+) rc=(\d+) left=(\d+) bound=([01])")
+# The first frame of an injected fault's stack that is not the allocator's.
+ALLOCATOR = re.compile(r"should_fail|failslab|fail_dump|dump_stack|kmalloc|kmem_cache|"
+                       r"slab_|__kvmalloc|kvmalloc|kzalloc|kstrdup|kvasprintf|"
+                       r"kmemdup|krealloc|__alloc|alloc_hooks|show_stack")
+FRAME = re.compile(r"^\s*(?:\[[\s\d.]+\]\s*)?(?:\?\s*)?([A-Za-z_][\w.]*)\+0x")
+
+
+@dataclass
+class Points:
+    """What the injected faults hit, over every N of one driver."""
+    hit: list[int] = field(default_factory=list)  # N that injected a fault
+    failed: list[int] = field(default_factory=list)  # ... and failed the bind
+    sites: Counter[str] = field(default_factory=Counter)
+    last: int = 0  # the N that no longer hit: the untouched bind
+
+
+def call_site(lines: list[str]) -> str | None:
+    inside = False
+    for line in lines:
+        if "FAULT_INJECTION: forcing a failure" in line:
+            inside = True
+        elif inside:
+            m = FRAME.search(line)
+            if m and not ALLOCATOR.search(m.group(1)):
+                return m.group(1)
+    return None
+
+
+class Driver:
+    """One driver's rounds on one kernel, across as many boots as needed."""
+
+    def __init__(self, kernel: Kernel, driver: str, max_n: int) -> None:
+        self.kernel, self.driver, self.max_n = kernel, driver, max_n
+        self.tally, self.points = Tally(), Points()
+        self.boots = 0
+
+    def run(self) -> None:
+        n = 1
+        stop_early = self.kernel.flavour == "plain"
+        while n <= self.max_n:
+            n, done = self.boot_and_run(n)
+            if done or (stop_early and self.tally.violations):
+                return
+        self.tally.notes.append(f"{self.driver}: bind still hit a fault at N={self.max_n}")
+
+    def boot_and_run(self, n: int) -> tuple[int, bool]:
+        self.boots += 1
+        # acpi=noirq: PCI interrupts are routed through the BIOS's $PIR
+        # table, so that enabling the device does not run the ACPI
+        # interpreter, whose own allocation failures are not what this
+        # tests (a failed copy while evaluating _PRT dereferences NULL).
+        guest = boot(self.kernel, f"faults-{self.driver}-{self.boots}",
+                     cmdline((self.driver,)) + ["acpi=noirq"])
+        try:
+            _, rc = guest.shell(SETUP.format(), TIMEOUT)
+            if rc:
+                raise Failure(f"fault-injection setup failed in the guest ({rc})")
+            model = Model()
+            nic = self.hotplug(guest, model, 0, n)
+            guest.shell(f"echo -n {nic} > /sys/bus/pci/drivers/{self.driver}/unbind",
+                        TIMEOUT)
+            model.remove(self.driver, nic)
+            for spare in range(1, PER_BOOT):
+                n, done = self.round(guest, model, nic, spare, n)
+                if done or self.tally.violations or n > self.max_n:
+                    return n, done
+            return n, False
+        finally:
+            finish(guest, self.kernel, self.tally)
+
+    def added(self, guest: Guest, model: Model, pci: str, lines: list[str],
+              cycle: int) -> None:
+        """Check the bind of @pci, with the agent's read-back of it. The
+        agent is asked (show), not listened to: a fault in the kernel's
+        link notification would leave a listener without news."""
+        more, rc = guest.shell(f"show {pci}", TIMEOUT)
+        got = records(more)
+        if rc or not got:
+            self.tally.notes.append(f"N={cycle}: no read-back of {pci} ({rc})")
+            return
+        self.tally.probes.append(check_add(model, self.driver, pci, lines + more,
+                                           got[-1][1], cycle))
+
+    def hotplug(self, guest: Guest, model: Model, slot: int, cycle: int) -> str:
+        guest.qmp.command("device_add", driver=DRIVERS[self.driver].device,
+                          id=f"nic{slot}", bus="pci.0", addr=hex(3 + slot))
+        pci = f"0000:00:{3 + slot:02x}.0"
+        self.added(guest, model, pci, [], cycle)
+        return pci
+
+    def round(self, guest: Guest, model: Model, nic: str, spare: int,
+              n: int) -> tuple[int, bool]:
+        """Fail the N-th step of binding @nic; then bind it cleanly, unbind
+        it, and hot-add spare NIC @spare into the number it gave back."""
+        lines, _ = guest.shell(f"fault_bind {self.driver} {nic} {n}", TIMEOUT)
+        m = next((FI.search(line) for line in reversed(lines) if FI.search(line)), None)
+        if not m:
+            raise Failure(f"no result line for N={n} (see {guest.console_log})")
+        hit, bound = m.group(3) == "0", m.group(4) == "1"
+        if hit:
+            self.points.hit.append(n)
+            site = call_site(lines)
+            if site:
+                self.points.sites[site] += 1
+        if bound:
+            # Untouched, or the driver got over the failure: a good bind.
+            self.added(guest, model, nic, lines, n)
+        else:
+            self.points.failed.append(n)
+            lines, rc = guest.shell(
+                f"echo -n {nic} > /sys/bus/pci/drivers/{self.driver}/bind", TIMEOUT)
+            if rc:
+                self.tally.notes.append(f"N={n}: clean bind of {nic} failed ({rc})")
+                return n + 1, True
+            self.added(guest, model, nic, lines, n)
+        if not hit:
+            # The bind ran all its steps untouched: N is past the last point.
+            self.points.last = n
+            return n + 1, True
+        # Give the number back through a bound board's unbind (slot reset),
+        # and let a spare take it: lowest free number, defaults.
+        guest.shell(f"echo -n {nic} > /sys/bus/pci/drivers/{self.driver}/unbind", TIMEOUT)
+        model.remove(self.driver, nic)
+        self.hotplug(guest, model, spare, n)
+        return n + 1, False
+
+
+def run(kernels_: dict[str, Kernel] | None = None,
+        drivers: tuple[str, ...] = ("e1000", "e1000e"),
+        max_n: int = 400) -> list[Verdict]:
+    kernels_ = kernels_ or kernels()
+    rows: list[Verdict] = []
+    for driver in drivers:
+        def one(kernel: Kernel, driver: str = driver) -> tuple[Driver, float]:
+            began = time.monotonic()
+            rounds = Driver(kernel, driver, max_n)
+            rounds.run()
+            return rounds, time.monotonic() - began
+
+        ran = side_by_side(one, kernels_)
+        patched, seconds = ran["patched"]
+        plain = ran["plain"][0] if "plain" in ran else None
+        p = patched.points
+        sites = ", ".join(f"{s} x{c}" for s, c in p.sites.most_common(6))
+        detail = (f"{len(p.hit)} failure points hit (N=1..{p.last - 1}), "
+                  f"{len(p.failed)} failed the bind, {len(p.sites)} call sites "
+                  f"({sites}{', ...' if len(p.sites) > 6 else ''}); "
+                  f"{len(patched.tally.probes)} binds checked, {patched.boots} boots, "
+                  f"{seconds:.0f}s")
+        rows += pair(f"faults-{driver}", patched.tally, plain.tally if plain else None, detail,
+                     extra_ok=not patched.tally.notes and p.last > 0)
+    return rows
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--drivers", default="e1000,e1000e")
+    parser.add_argument("--max-n", type=int, default=400)
+    args = parser.parse_args()
+    rows = run(drivers=tuple(args.drivers.split(",")), max_n=args.max_n)
+    return report(rows)
+
+
+if __name__ == "__main__":
+    main_guard(main)

@@ -1,0 +1,2 @@
+"""The series: the kernel tree it applies to, and the checks on the patches
+themselves (checkpatch, every prefix built, KUnit, the cover letter)."""

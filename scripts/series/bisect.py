@@ -1,0 +1,234 @@
+#!/usr/bin/env python3
+"""Build and statically check every prefix of the series.
+
+For the base tree and then after each patch, build the objects the series
+touches in build/bisect/out (x86_64 defconfig plus KUnit, every KUnit
+test on, from the worktree build/bisect/linux) with W=1 and sparse on
+every file compiled (C=1), and run scripts/kernel-doc -none -Wall on the C files and headers the patch
+changes. A patch passes when its prefix builds and brings no compiler,
+sparse or kernel-doc warning that the base tree did not have, so the
+series stays bisectable and adds no warnings. Sparse on the files make
+compiles is enough: the base build compiles every file of the targets,
+and a later prefix can only bring a new warning to a file that it, or a
+header the file includes, changed, which make then compiles again (the
+compiler's warnings come back the same way, ccache keeping them for
+the files it does not really compile). Builds are incremental:
+after each patch, make runs on the targets in the directories the patch
+changes (on all of them when it changes include/, and for the last
+patch), and checking out the next patch only touches what it changed.
+Every converted driver is built (DRIVERS), so this is also the series'
+compile coverage.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+from lib import results
+from lib.common import (
+    BUILD, REPO, TREE, Failure, jobs, log, main_guard, run, series_patches
+)
+
+# A worktree of its own, so that walking the series never touches
+# build/linux, which KUnit and the guest kernels build from while this
+# stage runs beside them; its objects go to build/bisect/out.
+SRC = BUILD / "bisect" / "linux"
+OUT = BUILD / "bisect" / "out"
+# Directories and objects the series touches, built at every step.
+TARGETS = ["drivers/base/devres.o", "drivers/base/test/",
+           "drivers/net/ethernet/intel/e1000/",
+           "drivers/net/ethernet/intel/e1000e/",
+           "drivers/net/ethernet/realtek/8139too.o",
+           "drivers/net/ethernet/amd/pcnet32.o",
+           "drivers/net/ethernet/amd/amd8111e.o",
+           "drivers/net/ethernet/dec/tulip/",
+           "drivers/net/ethernet/8390/ne2k-pci.o",
+           "drivers/net/ethernet/3com/3c59x.o",
+           "drivers/net/ethernet/natsemi/natsemi.o",
+           "drivers/net/ethernet/dlink/",
+           "drivers/net/ethernet/smsc/epic100.o",
+           "drivers/net/ethernet/fealnx.o",
+           "drivers/net/ethernet/packetengines/",
+           "drivers/net/ethernet/atheros/atl1e/",
+           "drivers/net/ethernet/atheros/atlx/",
+           "drivers/net/ethernet/via/via-velocity.o",
+           "drivers/net/ethernet/alteon/acenic.o"]
+# Every driver the series converts, with the vendor menus they sit in,
+# is what .kunitconfig enables for the drivers' KUnit suites: one list,
+# read from there. Built here for compile coverage, so that no patch of
+# the series rots unnoticed; built in, except acenic, whose per-board
+# options exist only in a module build.
+MODULES = ["ACENIC"]
+DRIVERS = [name for name in re.findall(r"^CONFIG_(\w+)=y$",
+                                       (REPO / ".kunitconfig").read_text(), re.M)
+           if name not in MODULES]
+# WERROR off: W=1 finds old warnings in some of these drivers (tulip_core's
+# unused force_csr0), which must be counted, not stop the build.
+CONFIG = ["--enable", "KUNIT_ALL_TESTS", "--disable", "WERROR",
+          *[arg for name in DRIVERS for arg in ("--enable", name)],
+          *[arg for name in MODULES for arg in ("--module", name)]]
+WARNING = re.compile(r"^(\S+?):\d+(?::\d+)?: (warning|error): (.*)$")
+
+
+def git(*args: str) -> str:
+    return run(["git", *args], cwd=SRC, capture=True).stdout.strip()
+
+
+def worktree() -> None:
+    """build/bisect/linux: a detached worktree of build/linux, made anew
+    when it is missing or belongs to a tree unpacked from another tarball."""
+    if (SRC / ".git").exists() and run(["git", "rev-parse", "HEAD"], cwd=SRC,
+                                       capture=True, check=False).returncode == 0:
+        return
+    run(["rm", "-rf", str(SRC)])
+    run(["git", "worktree", "prune"], cwd=TREE)
+    run(["git", "worktree", "add", "-q", "--detach", str(SRC), "series"],
+        cwd=TREE, capture=True)
+
+
+def make(*args: str, check: bool = True) -> tuple[int, str]:
+    proc = run(["make", f"O={OUT}", f"-j{jobs()}", *args],
+               cwd=SRC, capture=True, check=check)
+    return proc.returncode, proc.stdout
+
+
+def configure() -> None:
+    # Applied to a kept build directory too, so that a driver added to
+    # DRIVERS is built from the next run on.
+    if not (OUT / ".config").is_file():
+        log("configuring build/bisect (x86_64 defconfig + KUnit + drivers)")
+        OUT.mkdir(parents=True, exist_ok=True)
+        make("x86_64_defconfig")
+    run(["scripts/config", "--file", str(OUT / ".config"), *CONFIG], cwd=SRC)
+    make("olddefconfig")
+    config = (OUT / ".config").read_text()
+    lines = config.splitlines()
+    # A test suite of a modular driver is itself modular (ace_options).
+    missing = ([n for n in DRIVERS if f"CONFIG_{n}=y" not in lines and
+                f"CONFIG_{n}=m" not in lines] +
+               [n for n in MODULES if f"CONFIG_{n}=m" not in lines])
+    if missing:
+        raise Failure("build/bisect/.config lacks " + ", ".join(missing) +
+                      ": a dependency of theirs is off, so they would not "
+                      "be compile-tested")
+
+
+def warnings(output: str) -> Counter[str]:
+    """Warnings keyed by file and text, without line numbers that shift."""
+    found: Counter[str] = Counter()
+    for line in output.splitlines():
+        m = WARNING.match(line)
+        if m:
+            path = m.group(1).replace(f"{SRC}/", "")
+            found[f"{path}: {m.group(2)}: {m.group(3)}"] += 1
+    return found
+
+
+def kernel_doc(files: list[str]) -> str:
+    """scripts/kernel-doc's warnings about the C files and headers among
+    @files that exist in the checked-out tree, as "file:line: warning:"
+    lines like the compiler's."""
+    sources = [f for f in files
+               if f.endswith((".c", ".h")) and (SRC / f).is_file()]
+    if not sources:
+        return ""
+    proc = run(["scripts/kernel-doc", "-none", "-Wall", *sources], cwd=SRC,
+               capture=True, check=False)
+    if proc.returncode not in (0, 1) and "warning:" not in proc.stdout:
+        raise Failure(f"scripts/kernel-doc failed:\n{proc.stdout}")
+    return proc.stdout
+
+
+def changed(commit: str) -> list[str]:
+    return git("diff-tree", "--no-commit-id", "--name-only", "-r",
+               commit).splitlines()
+
+
+def changed_by_series() -> list[str]:
+    return git("diff", "--name-only", "base", "series").splitlines()
+
+
+def touched(files: list[str]) -> list[str]:
+    """The targets a change to @files can break: every target in a
+    directory they are in (a driver's own headers, Kconfig and the KUnit
+    file it includes sit beside it), and all of them for a header under
+    include/."""
+    if any(f.startswith("include/") for f in files):
+        return TARGETS
+    dirs = {f.rsplit("/", 1)[0] + "/" for f in files}
+    return [t for t in TARGETS
+            if any(d.startswith(t) if t.endswith("/") else
+                   t.rsplit("/", 1)[0] + "/" == d for d in dirs)]
+
+
+def build(label: str, targets: list[str],
+          kconfig: bool = True) -> tuple[int, Counter[str], str]:
+    # olddefconfig picks up Kconfig symbols a patch adds, with their
+    # defaults (KUNIT_ALL_TESTS turns the new test suites on).
+    if kconfig:
+        make("olddefconfig")
+    if not targets:
+        return 0, Counter(), ""
+    code, out = make("W=1", "C=1", *targets, check=False)
+    (OUT / f"build-{label}.log").write_text(out)
+    return code, warnings(out), out
+
+
+def main() -> int:
+    names = series_patches()
+    if git("rev-list", "--count", "base..series") != str(len(names)):
+        raise Failure("branch series does not hold the series: run 'make tree'")
+    worktree()
+    configure()
+    original = git("rev-parse", "series")
+    passed = failed = 0
+    rows: list[results.Row] = []
+    try:
+        git("checkout", "-q", "--detach", "base")
+        log("building the base tree's objects (W=1, C=1) and running kernel-doc")
+        code, seen, out = build("base", TARGETS)
+        if code != 0:
+            raise Failure("the base tree does not build:\n" +
+                          "\n".join(out.splitlines()[-20:]))
+        seen += warnings(kernel_doc(changed_by_series()))
+        for index, name in enumerate(names, 1):
+            commit = f"series~{len(names) - index}"
+            git("checkout", "-q", "--detach", commit)
+            files = changed(commit)
+            # The last prefix builds everything, as the base did.
+            targets = TARGETS if index == len(names) else touched(files)
+            code, found, out = build(f"{index:04d}", targets,
+                                     any("Kconfig" in f for f in files))
+            found += warnings(kernel_doc(files))
+            new = found - seen
+            rows.append((name, code == 0 and not new, f"{len(new)} new warnings"))
+            if code != 0 or new:
+                failed += 1
+                print(f"bisect: FAIL  {name}")
+                if code != 0:
+                    print("    does not build:")
+                    for line in out.splitlines()[-15:]:
+                        print(f"      {line}")
+                for warning in sorted(new):
+                    print(f"    new: {warning}")
+            else:
+                passed += 1
+                built = "all objects" if targets == TARGETS else ", ".join(
+                    t.rsplit("/", 2)[-2] if t.endswith("/") else t.rsplit("/", 1)[-1]
+                    for t in targets) or "nothing to build"
+                docs = sum(f.endswith((".c", ".h")) for f in files)
+                print(f"bisect: PASS  {name} (builds, no new W=1, sparse or "
+                      f"kernel-doc warning; {built}; kernel-doc on {docs} files)")
+            seen = seen | found
+    finally:
+        git("checkout", "-q", "--detach", "series")
+        if git("rev-parse", "HEAD") != original:
+            raise Failure("could not return to branch series")
+    results.save("bisect", rows)
+    print(f"bisect: {passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    main_guard(main)

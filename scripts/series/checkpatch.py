@@ -1,0 +1,94 @@
+#!/usr/bin/env python3
+"""Run checkpatch.pl --strict on every patch of patches/series.
+
+One result per patch; any ERROR, WARNING or CHECK fails it, except:
+
+- UNKNOWN_COMMIT_ID, left out: the tree is made from a tarball with no
+  upstream history, so checkpatch cannot look up the ids of Fixes: tags
+  (they are upstream commit ids, checked by hand when written);
+- CAMELCASE for an identifier the base tree's version of the patched
+  files already has: module parameters users type (atl2's TxMemSize,
+  via-velocity's RxDescriptors) and driver constants (tulip's FullDuplex)
+  cannot be renamed by a fix that has to read them;
+- OBSOLETE, for the 8390 drivers (ne2k-pci): checkpatch asks for no
+  unnecessary changes to an obsolete driver, and fixing its board numbers
+  is the change the series is for.
+
+Accepted findings are printed, each with its reason, not hidden.
+"""
+
+from __future__ import annotations
+
+import re
+
+from lib import results
+from lib.common import PATCHES, TREE, main_guard, run, series_patches
+
+IGNORED = ["UNKNOWN_COMMIT_ID"]
+CAMELCASE = re.compile(r"^CHECK:CAMELCASE: Avoid CamelCase: <(\w+)>")
+OBSOLETE = re.compile(r"^WARNING:OBSOLETE: drivers/net/ethernet/8390/\S+ is marked")
+
+
+def patched_files(name: str) -> list[str]:
+    text = (PATCHES / name).read_text()
+    return sorted(set(re.findall(r"^\+\+\+ b/(\S+)$", text, re.M)))
+
+
+def in_base(identifier: str, files: list[str]) -> bool:
+    """Whether the base tree's version of @files has @identifier."""
+    proc = run(["git", "grep", "-q", "-w", identifier, "base", "--", *files],
+               cwd=TREE, capture=True, check=False)
+    return proc.returncode == 0
+
+
+def accepted(finding: str, files: list[str]) -> str | None:
+    """Why a finding does not fail the patch, or None when it does."""
+    m = CAMELCASE.match(finding)
+    if m and in_base(m.group(1), files):
+        return "identifier already in the driver"
+    if OBSOLETE.match(finding):
+        return "the fix this series is for"
+    return None
+
+
+def check(name: str) -> tuple[list[str], list[str]]:
+    """Findings that fail the patch, and accepted ones with their reason."""
+    proc = run(["perl", "scripts/checkpatch.pl", "--strict", "--quiet",
+                "--no-summary", "--show-types", f"--ignore={','.join(IGNORED)}",
+                str(PATCHES / name)], cwd=TREE, capture=True, check=False)
+    findings = [line for line in proc.stdout.splitlines()
+                if re.match(r"(ERROR|WARNING|CHECK):", line)]
+    if proc.returncode != 0 and not findings:
+        return proc.stdout.splitlines()[-5:] or ["checkpatch.pl failed"], []
+    files = patched_files(name)
+    failing, allowed = [], []
+    for finding in findings:
+        reason = accepted(finding, files)
+        if reason:
+            allowed.append(f"{finding} (accepted: {reason})")
+        else:
+            failing.append(finding)
+    return failing, allowed
+
+
+def main() -> int:
+    passed = failed = 0
+    rows = []
+    for name in series_patches():
+        findings, allowed = check(name)
+        if findings:
+            failed += 1
+            print(f"checkpatch: FAIL  {name}")
+        else:
+            passed += 1
+            print(f"checkpatch: PASS  {name}")
+        for line in findings + allowed:
+            print(f"    {line}")
+        rows.append((name, not findings, f"{len(allowed)} accepted findings"))
+    results.save("checkpatch", rows)
+    print(f"checkpatch: {passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    main_guard(main)

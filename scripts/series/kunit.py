@@ -1,0 +1,94 @@
+#!/usr/bin/env python3
+"""Run the series' KUnit suites with the tree's own kunit.py on QEMU x86_64.
+
+  series/kunit.py [--variant NAME]
+
+Uses the top-level .kunitconfig, plus kunit/NAME.kunitconfig for a
+variant. kunit.py keeps its build directory in build/kunit[-NAME] (so the
+next run is incremental) and writes its --json results next to it; this
+script prints one line per case and returns non-zero unless every case
+passed and at least one ran.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Iterator
+
+from lib import results
+from lib.common import BUILD, REPO, TREE, TROUBLE, Failure, jobs, log, main_guard, run
+
+
+def cases(group: dict, prefix: str = "") -> Iterator[tuple[str, str]]:
+    """(suite.case, status) for every case of a kunit.py JSON report."""
+    name = group.get("name", "")
+    path = f"{prefix}{name}." if prefix or name != "KUnit Test Group" else ""
+    for case in group.get("test_cases", []):
+        yield f"{path}{case['name']}", case.get("status", "ERROR")
+    for sub in group.get("sub_groups", []):
+        yield from cases(sub, path)
+
+
+def kunit(variant: str | None) -> tuple[int, int]:
+    configs = [REPO / ".kunitconfig"]
+    suffix = ""
+    if variant:
+        configs.append(REPO / "kunit" / f"{variant}.kunitconfig")
+        suffix = f"-{variant}"
+        if not configs[-1].is_file():
+            raise Failure(f"no such KUnit variant: {configs[-1]}")
+    build_dir = BUILD / f"kunit{suffix}"
+    json_report = BUILD / f"kunit{suffix}-results.json"
+    json_report.unlink(missing_ok=True)
+    cmd = ["python3", "tools/testing/kunit/kunit.py", "run", "--arch=x86_64",
+           f"--build_dir={build_dir}", f"--json={json_report}",
+           f"--jobs={jobs()}",
+           # Two vCPUs, so that the concurrency cases really run in parallel.
+           "--qemu_args=-smp 2", "--timeout=900"]
+    cmd += [f"--kunitconfig={c}" for c in configs]
+    log(f"kunit.py run ({', '.join(str(c.relative_to(REPO)) for c in configs)})")
+    proc = run(cmd, cwd=TREE, check=False)
+    if not json_report.is_file():
+        raise Failure(f"kunit.py wrote no results (exit {proc.returncode}); "
+                      "see its output above")
+    report = list(cases(json.loads(json_report.read_text())))
+    passed = sum(1 for _, status in report if status in ("PASS", "SKIP"))
+    for name, status in report:
+        print(f"kunit: {status:5} {name}")
+    failed = len(report) - passed
+    if proc.returncode != 0 and failed == 0:
+        failed = 1  # kunit.py failed in a way the cases do not show
+    # A WARN() or a BUG in the kernel fails the run even when every case
+    # passed: kunit.py keeps the kernel's whole output in test.log.
+    log_file = build_dir / "test.log"
+    trouble = [line for line in log_file.read_text(errors="replace").splitlines()
+               if TROUBLE.search(line)] if log_file.is_file() else []
+    if trouble:
+        print("kunit: FAIL  the kernel reported trouble:")
+        for line in trouble[:20]:
+            print(f"    {line}")
+        failed += 1
+    rows = [(name, status in ("PASS", "SKIP"), status) for name, status in report]
+    if proc.returncode != 0 and all(ok for _, ok, _ in rows):
+        rows.append(("kunit.py", False, f"exit {proc.returncode}"))
+    if trouble:
+        rows.append(("kernel log", False, trouble[0]))
+    results.save(f"kunit{suffix}", rows,
+                 suites=sorted({name.split(".")[0] for name, _ in report}))
+    return passed, failed
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--variant", help="also apply kunit/VARIANT.kunitconfig")
+    args = parser.parse_args()
+    passed, failed = kunit(args.variant)
+    print(f"kunit: {passed} passed, {failed} failed")
+    if passed + failed == 0:
+        raise Failure("kunit.py ran no test case")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    main_guard(main)

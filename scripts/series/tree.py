@@ -1,0 +1,309 @@
+#!/usr/bin/env python3
+"""Prepare the kernel tree from Debian's package, and export edits back.
+
+  series.tree prepare [--force]  unpack /usr/src/linux-source-6.12.tar.xz into
+                              build/linux as a git repo with a base commit,
+                              then apply patches/series with git am
+  series.tree export            write the commits base..series back to
+                              patches/ with git format-patch
+
+patches/ is the only home of kernel code: prepare never throws away commits
+or edits in the tree that export has not written back, unless --force.
+The base commit is the tarball as shipped, so the series applies to
+whichever 6.12.x point release the package holds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import re
+import shutil
+from pathlib import Path
+
+from lib.common import (
+    BUILD, PATCHES, SERIES, TARBALL, TREE, Failure, log, main_guard, run,
+    series_patches
+)
+
+STATE = TREE / ".git" / "board-numbers-state.json"
+COVER = "0000-cover-letter.patch"
+SUBJECT_PREFIX = "PATCH net-next"
+# Fixed identities and dates keep the base commit the same on every machine.
+GIT_ENV = {
+    "GIT_AUTHOR_NAME": "linux-source-6.12", "GIT_AUTHOR_EMAIL": "linux@localhost",
+    "GIT_COMMITTER_NAME": "board-numbers tree", "GIT_COMMITTER_EMAIL": "tree@localhost",
+}
+BASE_DATE = "2000-01-01T00:00:00Z"
+
+
+def git(*args: str, capture: bool = True, check: bool = True,
+        env: dict[str, str] | None = None) -> str:
+    proc = run(["git", "-c", "core.abbrev=12", *args], cwd=TREE,
+               capture=capture, check=check, env=dict(GIT_ENV, **(env or {})))
+    return (proc.stdout or "").strip()
+
+
+def tarball_id() -> str:
+    if not TARBALL.is_file():
+        raise Failure(f"{TARBALL} not found: install Debian's linux-source-6.12 "
+                      "(make check does), or point LINUX_TARBALL at the tarball")
+    digest = hashlib.sha256()
+    with TARBALL.open("rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def patches_digest() -> str:
+    digest = hashlib.sha256(SERIES.read_bytes())
+    for name in series_patches():
+        digest.update((PATCHES / name).read_bytes())
+    return digest.hexdigest()
+
+
+def load_state() -> dict[str, str]:
+    try:
+        return json.loads(STATE.read_text())
+    except (OSError, ValueError):
+        return {}
+
+
+def save_state(**changes: str) -> None:
+    state = load_state()
+    state.update(changes)
+    STATE.write_text(json.dumps(state, indent=1) + "\n")
+
+
+def kernel_version(tree: Path) -> str:
+    fields = {}
+    for line in (tree / "Makefile").read_text().splitlines()[:8]:
+        m = re.match(r"(VERSION|PATCHLEVEL|SUBLEVEL|EXTRAVERSION)\s*=\s*(\S*)", line)
+        if m:
+            fields[m.group(1)] = m.group(2)
+    return "{VERSION}.{PATCHLEVEL}.{SUBLEVEL}{EXTRAVERSION}".format(
+        **{k: fields.get(k, "") for k in
+           ("VERSION", "PATCHLEVEL", "SUBLEVEL", "EXTRAVERSION")})
+
+
+def unpack(tar_id: str) -> None:
+    """Make build/linux a git repo whose base commit is the tarball."""
+    staging = BUILD / "linux.unpacking"
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir(parents=True)
+    log(f"unpacking {TARBALL}")
+    run(["tar", "-xJf", str(TARBALL), "-C", str(staging)])
+    tops = list(staging.iterdir())
+    if len(tops) != 1 or not tops[0].is_dir():
+        raise Failure(f"{TARBALL}: expected one top-level directory")
+    src = tops[0]
+    version = kernel_version(src)
+    log(f"making the base commit of Linux {version}")
+    env = dict(GIT_ENV, GIT_AUTHOR_DATE=BASE_DATE, GIT_COMMITTER_DATE=BASE_DATE)
+    run(["git", "init", "-q", "-b", "base"], cwd=src)
+    # Debian's top-level .gitignore ignores everything ("/*"), so a plain
+    # "git add -A" would add nothing: force it. The tree is pristine, so
+    # nothing that should stay untracked is there yet.
+    run(["git", "add", "-f", "-A", "."], cwd=src)
+    run(["git", "commit", "-q", "-m", f"base: linux-source-6.12 {version}"],
+        cwd=src, env=env)
+    shutil.rmtree(TREE, ignore_errors=True)
+    src.rename(TREE)
+    shutil.rmtree(staging)
+    save_state(tarball=tar_id, version=version)
+
+
+def unexported_work() -> str:
+    """Describe commits or edits in the tree that patches/ does not hold."""
+    if not (TREE / ".git").is_dir():
+        return ""
+    dirty = git("status", "--porcelain", "--untracked-files=no")
+    if dirty:
+        return "uncommitted changes:\n" + dirty
+    head = git("rev-parse", "-q", "--verify", "series", check=False)
+    applied = load_state().get("applied")
+    if head and applied and head != applied:
+        return "commits on branch series that were not exported:\n" + \
+            git("log", "--oneline", f"{applied}..{head}")
+    return ""
+
+
+def report_failed_am(output: str, names: list[str]) -> str:
+    """Name the patch, the file and the hunk that git am could not apply."""
+    msg = ["the series does not apply to this tree"]
+    failed = re.search(r"^Patch failed at (\d+) (.*)$", output, re.M)
+    if failed:
+        index = int(failed.group(1)) - 1
+        name = names[index] if 0 <= index < len(names) else "?"
+        msg.append(f"  patch:  patches/{name} ({failed.group(2)})")
+        where = re.search(r"^error: patch failed: (.+):(\d+)$", output, re.M)
+        if where and 0 <= index < len(names):
+            path, line = where.group(1), where.group(2)
+            msg.append(f"  file:   {path}, hunk at line {line}")
+            hunk = find_hunk(PATCHES / name, path, line)
+            if hunk:
+                msg.append("  hunk:\n" + "\n".join("    " + h for h in hunk))
+    said = [line for line in output.splitlines()
+            if line.startswith(("error:", "Patch failed", "warning:"))]
+    msg.append("git am said:\n" + "\n".join("    " + line for line in said[-8:]))
+    msg.append("The tree was left at the base commit; fix the patch in "
+               "patches/ or refresh it against this release.")
+    return "\n".join(msg)
+
+
+def find_hunk(patch: Path, path: str, line: str) -> list[str]:
+    current = None
+    lines = patch.read_text(errors="replace").splitlines()
+    for i, text in enumerate(lines):
+        if text.startswith("+++ b/"):
+            current = text[6:]
+        elif current == path and text.startswith(f"@@ -{line},"):
+            end = i + 1
+            while end < len(lines) and lines[end][:1] in (" ", "+", "-", "\\"):
+                end += 1
+            return lines[i:min(end, i + 25)]
+    return []
+
+
+def prepare(force: bool) -> None:
+    tar_id = tarball_id()
+    state = load_state()
+    work = unexported_work()
+    if work and not force:
+        raise Failure(f"build/linux has work that patches/ does not hold, "
+                      f"{work}\nRun 'make export' to keep it, or "
+                      "'make tree FORCE=1' to drop it.")
+    if state.get("tarball") != tar_id:
+        unpack(tar_id)
+    names = series_patches()
+    digest = patches_digest()
+    state = load_state()
+    head = git("rev-parse", "-q", "--verify", "series", check=False)
+    if head and state.get("applied") == head and state.get("digest") == digest:
+        log(f"tree is up to date: Linux {state.get('version')} "
+            f"+ {len(names)} patches")
+        return
+    log(f"applying {len(names)} patches to Linux {state.get('version')}")
+    git("checkout", "-q", "-f", "-B", "series", "base")
+    git("clean", "-q", "-f", "-d")
+    # Until git am is through, the tree holds the base and nothing else.
+    save_state(applied=git("rev-parse", "base"), digest="")
+    proc = run(["git", "am", "-q", *[str(PATCHES / n) for n in names]],
+               cwd=TREE, capture=True, check=False, env=GIT_ENV)
+    if proc.returncode != 0:
+        git("am", "--abort", check=False)
+        git("checkout", "-q", "-f", "series")
+        raise Failure(report_failed_am(proc.stdout, names))
+    save_state(applied=git("rev-parse", "series"), digest=digest)
+    log(f"tree ready: {TREE} (branch series)")
+
+
+def old_headings() -> tuple[dict[str, list[str]], list[str]]:
+    """Comment lines of patches/series, keyed by the patch they precede."""
+    headings: dict[str, list[str]] = {}
+    pending: list[str] = []
+    for line in SERIES.read_text().splitlines() if SERIES.exists() else []:
+        name = line.split("#", 1)[0].strip()
+        if name:
+            headings[slug(name)] = pending
+            pending = []
+        else:
+            pending.append(line)
+    return headings, pending
+
+
+def slug(name: str) -> str:
+    return re.sub(r"^\d{4}-", "", name)
+
+
+def split_cover(text: str) -> tuple[str, str, str, str]:
+    """A cover letter's headers without To:/Cc:, those recipients'
+    headers, its blurb, and the rest from git's shortlog ("Author (N):")
+    on; the shortlog part is "" if there is none."""
+    head, body = text.split("\n\n", 1)
+    recipients = "".join(m.group(0) for m in
+                         re.finditer(r"^(?:To|Cc): .*\n(?:[ \t].*\n)*", head + "\n", re.M))
+    head = re.sub(r"^(?:To|Cc): .*\n(?:[ \t].*\n)*", "", head + "\n", flags=re.M)
+    shortlog = re.search(r"^\S.* \(\d+\):$", body, re.M)
+    cut = shortlog.start() if shortlog else len(body)
+    return head.rstrip("\n"), recipients, body[:cut].rstrip("\n"), body[cut:]
+
+
+def cover_text() -> tuple[str, str, str]:
+    """Subject, blurb and To:/Cc: headers of the current cover letter, to
+    carry over (scripts/series/cover_letter.py writes the last two)."""
+    path = PATCHES / COVER
+    if not path.exists():
+        return "*** SUBJECT HERE ***", "*** BLURB HERE ***", ""
+    head, recipients, blurb, _ = split_cover(path.read_text())
+    subject = re.search(r"^Subject: \[[^\]]*\] (.*(?:\n .*)*)$", head, re.M)
+    return (subject.group(1).replace("\n ", " ") if subject else
+            "*** SUBJECT HERE ***"), blurb, recipients
+
+
+def export() -> None:
+    if not (TREE / ".git").is_dir():
+        raise Failure("no tree to export from: run 'make tree' first")
+    dirty = git("status", "--porcelain", "--untracked-files=no")
+    if dirty:
+        raise Failure("commit your changes in build/linux first; "
+                      f"export writes commits only:\n{dirty}")
+    count = int(git("rev-list", "--count", "base..series"))
+    if count == 0:
+        raise Failure("branch series has no commits on top of base")
+    out = BUILD / "export"
+    shutil.rmtree(out, ignore_errors=True)
+    git("format-patch", "-q", "--zero-commit", "--no-signature",
+        "--cover-letter", f"--subject-prefix={SUBJECT_PREFIX}",
+        "-o", str(out), "base..series")
+    subject, blurb, recipients = cover_text()
+    cover = (out / COVER).read_text()
+    cover = cover.replace("*** SUBJECT HERE ***", subject)
+    cover = cover.replace("*** BLURB HERE ***", blurb)
+    head, body = cover.split("\n\n", 1)
+    cover = f"{head}\n{recipients}\n{body}" if recipients else cover
+    # Sign the cover letter as the series' author, dated like its last
+    # patch, so that exporting again changes nothing.
+    author, date = git("log", "-1", "--format=%an <%ae>%n%aD", "series").split("\n")
+    cover = re.sub(r"^From: .*$", f"From: {author}", cover, count=1, flags=re.M)
+    cover = re.sub(r"^Date: .*$", f"Date: {date}", cover, count=1, flags=re.M)
+    (out / COVER).write_text(cover)
+
+    headings, trailer = old_headings()
+    old = series_patches() if SERIES.exists() else []
+    new = sorted(p.name for p in out.glob("*.patch") if p.name != COVER)
+    for name in old:
+        (PATCHES / name).unlink(missing_ok=True)
+    lines: list[str] = []
+    for name in new:
+        lines += headings.get(slug(name), [])
+        lines.append(name)
+    lines += trailer
+    for path in out.glob("*.patch"):
+        shutil.copyfile(path, PATCHES / path.name)
+    SERIES.write_text("\n".join(lines) + "\n")
+    shutil.rmtree(out)
+    save_state(applied=git("rev-parse", "series"), digest=patches_digest())
+    log(f"exported {len(new)} patches and the cover letter to patches/")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="cmd", required=True)
+    prep = sub.add_parser("prepare", help="unpack the tarball and apply the series")
+    prep.add_argument("--force", action="store_true",
+                      help="drop tree work that patches/ does not hold")
+    sub.add_parser("export", help="write the tree's commits back to patches/")
+    args = parser.parse_args()
+    BUILD.mkdir(parents=True, exist_ok=True)
+    if args.cmd == "prepare":
+        prepare(args.force)
+    else:
+        export()
+    return 0
+
+
+if __name__ == "__main__":
+    main_guard(main)

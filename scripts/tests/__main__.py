@@ -1,0 +1,72 @@
+"""Run the harness's unit tests: one line per test, the gate's count.
+
+  python3 -m tests [-k PATTERN]
+
+Discovers test_*.py beside this file with unittest, prints "harness:
+PASS|FAIL name" per test and "harness: N passed, M failed", and saves
+the cases as the stage "harness" in build/results/ (lib/results.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import unittest
+from pathlib import Path
+
+from lib import results
+from lib.common import Failure, main_guard
+
+HERE = Path(__file__).resolve().parent
+
+
+class Recorder(unittest.TextTestResult):
+    """A result that also keeps (name, passed, detail) per test."""
+
+    def __init__(self, *args, **kwargs) -> None:  # type: ignore[no-untyped-def]
+        super().__init__(*args, **kwargs)
+        self.rows: list[results.Row] = []
+
+    def _name(self, test: unittest.TestCase) -> str:
+        return test.id().removeprefix("tests.")
+
+    def addSuccess(self, test: unittest.TestCase) -> None:  # noqa: N802
+        super().addSuccess(test)
+        self.rows.append((self._name(test), True, "ok"))
+
+    def addFailure(self, test, err) -> None:  # type: ignore[no-untyped-def] # noqa: N802
+        super().addFailure(test, err)
+        self.rows.append((self._name(test), False, str(err[1]).splitlines()[0][:200]))
+
+    def addError(self, test, err) -> None:  # type: ignore[no-untyped-def] # noqa: N802
+        super().addError(test, err)
+        self.rows.append((self._name(test), False,
+                          f"{err[0].__name__}: {err[1]}".splitlines()[0][:200]))
+
+    def addSkip(self, test: unittest.TestCase, reason: str) -> None:  # noqa: N802
+        super().addSkip(test, reason)
+        self.rows.append((self._name(test), True, f"skipped: {reason}"))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("-k", dest="patterns", action="append",
+                        help="only tests whose name contains PATTERN")
+    args = parser.parse_args()
+    loader = unittest.TestLoader()
+    if args.patterns:
+        loader.testNamePatterns = [f"*{p}*" for p in args.patterns]
+    suite = loader.discover(str(HERE), pattern="test_*.py",
+                            top_level_dir=str(HERE.parent))
+    runner = unittest.TextTestRunner(stream=sys.stdout, verbosity=0,
+                                     resultclass=Recorder)
+    outcome = runner.run(suite)
+    assert isinstance(outcome, Recorder)
+    if not outcome.rows:
+        raise Failure("no harness test ran")
+    results.save("harness", outcome.rows)
+    return results.report("harness", outcome.rows, 60)
+
+
+if __name__ == "__main__":
+    main_guard(main)
