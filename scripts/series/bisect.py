@@ -177,9 +177,9 @@ def build(label: str, targets: list[str],
 
 def main() -> int:
     names = series_patches()
+    worktree()
     if git("rev-list", "--count", "base..series") != str(len(names)):
         raise Failure("branch series does not hold the series: run 'make tree'")
-    worktree()
     configure()
     original = git("rev-parse", "series")
     passed = failed = 0
