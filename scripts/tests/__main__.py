@@ -43,6 +43,15 @@ class Recorder(unittest.TextTestResult):
         self.rows.append((self._name(test), False,
                           f"{err[0].__name__}: {err[1]}".splitlines()[0][:200]))
 
+    def addSubTest(self, test, subtest, err) -> None:  # type: ignore[no-untyped-def] # noqa: N802
+        # A test with a failing subTest() gets no addSuccess/addFailure of
+        # its own: without this row it would vanish from the count.
+        super().addSubTest(test, subtest, err)
+        if err is not None:
+            detail = (str(err[1]) if issubclass(err[0], test.failureException)
+                      else f"{err[0].__name__}: {err[1]}")
+            self.rows.append((self._name(subtest), False, detail.splitlines()[0][:200]))
+
     def addSkip(self, test: unittest.TestCase, reason: str) -> None:  # noqa: N802
         super().addSkip(test, reason)
         self.rows.append((self._name(test), True, f"skipped: {reason}"))

@@ -1,0 +1,166 @@
+"""The bisection's warning delta (series.bisect): warnings() keys build
+output without line numbers, and `found - seen` is what a prefix adds;
+touched() picks the targets a patch can break.
+
+test_data/build-base.log is an excerpt of a CI-like run's
+build/bisect/out/build-base.log (make W=1 C=1 on the base tree): make's
+lines, gcc's warning with "In function" and the source excerpt (gcc names
+files "../linux/...", relative to the build directory), sparse's warnings
+with their "expected"/"got" lines and a "note: in included file".
+build-patch.log is that run's build-0004.log (patch 4, e1000) with one
+gcc -Wtype-limits warning written into it, as no patch of the run brought
+one. "@SRC@" and "@OUT@" stand for the worktree and build directory.
+"""
+
+from __future__ import annotations
+
+import unittest
+from pathlib import Path
+
+from series import bisect
+
+DATA = Path(__file__).parent / "test_data"
+TULIP = ("../linux/drivers/net/ethernet/dec/tulip/tulip_core.c: warning: variable "
+         "\u2018force_csr0\u2019 set but not used [-Wunused-but-set-variable]")
+NEW = ("../linux/drivers/net/ethernet/intel/e1000/e1000_param.c: warning: "
+       "comparison of unsigned expression in \u2018< 0\u2019 is always false "
+       "[-Wtype-limits]")
+
+
+def recorded(name: str) -> str:
+    """A build log from test_data/, with this checkout's paths where the
+    log has "@SRC@" and "@OUT@"."""
+    return ((DATA / name).read_text().replace("@SRC@", str(bisect.SRC))
+            .replace("@OUT@", str(bisect.OUT)))
+
+
+class WarningsTest(unittest.TestCase):
+    """warnings() on recorded make W=1 C=1 output."""
+
+    def test_keys(self) -> None:
+        """gcc's and sparse's warnings are keyed by file and text and
+        counted; make's lines, "In function", source excerpts, sparse's
+        "expected"/"got" lines and notes are not warnings."""
+        found = bisect.warnings(recorded("build-base.log"))
+        via = "drivers/net/ethernet/via/via-velocity"
+        self.assertEqual(found, {
+            "drivers/net/ethernet/3com/3c59x.c: warning: restricted pci_power_t "
+            "degrades to integer": 2,
+            "drivers/net/ethernet/8390/ne2k-pci.c: warning: cast to restricted __le32": 2,
+            TULIP: 1,
+            f"{via}.h: warning: mixed bitwiseness": 1,
+            f"{via}.c: warning: incorrect type in initializer (different address "
+            "spaces)": 1,
+            f"{via}.c: warning: incorrect type in argument 2 (different base types)": 1,
+        })
+
+    def test_kernel_doc(self) -> None:
+        """kernel-doc's "file:line: warning:" lines (no column) count too."""
+        found = bisect.warnings(
+            "drivers/net/ethernet/8390/ne2k-pci.c:198: warning: Function parameter "
+            "or struct member 'dev' not described in 'ne2k_pci_reset_options'\n"
+            "drivers/net/ethernet/8390/ne2k-pci.c:201: warning: expecting prototype "
+            "for ne2k_reset(). Prototype was for ne2k_pci_reset_options() instead\n")
+        self.assertEqual(sorted(found), [
+            "drivers/net/ethernet/8390/ne2k-pci.c: warning: Function parameter or "
+            "struct member 'dev' not described in 'ne2k_pci_reset_options'",
+            "drivers/net/ethernet/8390/ne2k-pci.c: warning: expecting prototype for "
+            "ne2k_reset(). Prototype was for ne2k_pci_reset_options() instead"])
+
+    def test_path_prefix_dropped(self) -> None:
+        """A warning printed with the worktree's absolute path has the same
+        key as one printed with the path in the tree."""
+        line = "drivers/base/devres.c:12:3: warning: unused variable 'x'"
+        self.assertEqual(bisect.warnings(f"{bisect.SRC}/{line}"), bisect.warnings(line))
+
+    def test_error_kept_apart(self) -> None:
+        """An error is keyed as an error, not as the warning of that text."""
+        found = bisect.warnings("drivers/base/devres.c:1:2: error: expected ';'\n"
+                                "drivers/base/devres.c:1:2: note: in expansion")
+        self.assertEqual(found, {"drivers/base/devres.c: error: expected ';'": 1})
+
+
+class DeltaTest(unittest.TestCase):
+    """The new warnings of a prefix: found - seen."""
+
+    def setUp(self) -> None:
+        self.seen = bisect.warnings(recorded("build-base.log"))
+
+    def test_new_warning(self) -> None:
+        """A warning the base did not have is new; nothing else in the
+        patch's build is."""
+        new = bisect.warnings(recorded("build-patch.log")) - self.seen
+        self.assertEqual(dict(new), {NEW: 1})
+
+    def test_moved_warning_not_new(self) -> None:
+        """The same warnings on other lines (the patch added lines above
+        them) are not new."""
+        moved = (recorded("build-base.log")
+                 .replace("tulip_core.c:1309:22:", "tulip_core.c:1322:22:")
+                 .replace("ne2k-pci.c:515:31:", "ne2k-pci.c:530:31:"))
+        self.assertNotEqual(moved, recorded("build-base.log"))
+        self.assertEqual(bisect.warnings(moved) - self.seen, {})
+
+    def test_second_copy_is_new(self) -> None:
+        """A second copy of a warning the base had once is new, once; a
+        third copy of one it had twice, too."""
+        tulip = TULIP.replace(": warning:", ":1400:9: warning:")
+        ne2k = (f"{bisect.SRC}/drivers/net/ethernet/8390/ne2k-pci.c:600:12: warning: "
+                "cast to restricted __le32")
+        new = (bisect.warnings(f"{recorded('build-base.log')}{tulip}\n{ne2k}\n")
+               - self.seen)
+        self.assertEqual(new, {TULIP: 1, "drivers/net/ethernet/8390/ne2k-pci.c: "
+                               "warning: cast to restricted __le32": 1})
+
+    def test_gone_warning_not_counted(self) -> None:
+        """A warning that a patch removed makes no negative count."""
+        new = bisect.warnings("") - self.seen
+        self.assertEqual(new, {})
+        self.assertFalse(new)
+
+
+class TouchedTest(unittest.TestCase):
+    """touched(): the targets a patch's files can break."""
+
+    def test_driver_directory(self) -> None:
+        """A file in a driver's own directory picks that directory's
+        target, not its neighbour's of a similar name."""
+        self.assertEqual(bisect.touched(["drivers/net/ethernet/intel/e1000/e1000_main.c"]),
+                         ["drivers/net/ethernet/intel/e1000/"])
+        self.assertEqual(bisect.touched(["drivers/net/ethernet/intel/e1000e/param.c",
+                                         "drivers/net/ethernet/intel/e1000e/Kconfig"]),
+                         ["drivers/net/ethernet/intel/e1000e/"])
+
+    def test_object_targets(self) -> None:
+        """A file beside object targets picks every object in its
+        directory, and nothing from a subdirectory's target."""
+        self.assertEqual(bisect.touched(["drivers/net/ethernet/amd/pcnet32.c"]),
+                         ["drivers/net/ethernet/amd/pcnet32.o",
+                          "drivers/net/ethernet/amd/amd8111e.o"])
+        self.assertEqual(bisect.touched(["drivers/base/devres.c"]),
+                         ["drivers/base/devres.o"])
+        self.assertEqual(bisect.touched(["drivers/net/ethernet/8390/ne2k-pci.c"]),
+                         ["drivers/net/ethernet/8390/ne2k-pci.o"])
+
+    def test_subdirectory_of_a_directory_target(self) -> None:
+        """A file in a subdirectory of a directory target picks it."""
+        self.assertEqual(bisect.touched(["drivers/base/test/devm_ida_kunit.c"]),
+                         ["drivers/base/test/"])
+        self.assertEqual(bisect.touched(["drivers/net/ethernet/dec/tulip/tulip_core.c"]),
+                         ["drivers/net/ethernet/dec/tulip/"])
+
+    def test_include_builds_all(self) -> None:
+        """A header under include/ can break every target."""
+        self.assertEqual(bisect.touched(["include/linux/devm-helpers.h"]), bisect.TARGETS)
+        self.assertEqual(bisect.touched(["drivers/base/devres.c",
+                                         "include/linux/device.h"]), bisect.TARGETS)
+
+    def test_unrelated_files(self) -> None:
+        """Documentation and MAINTAINERS build nothing."""
+        self.assertEqual(bisect.touched(["MAINTAINERS",
+                                         "Documentation/networking/device_drivers/"
+                                         "ethernet/intel/e1000.rst"]), [])
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,136 @@
+"""The checkpatch acceptance rules (series.checkpatch): which findings do
+not fail a patch. No kernel tree: in_base() is replaced by a stub, or run
+on a small git repository made for the test."""
+
+from __future__ import annotations
+
+import subprocess
+import tempfile
+import unittest
+from pathlib import Path
+from unittest import mock
+
+from series import checkpatch
+
+DATA = Path(__file__).parent / "test_data"
+# checkpatch.pl --strict --show-types output lines, as in scripts/checkpatch.pl.
+CAMEL = "CHECK:CAMELCASE: Avoid CamelCase: <TxDescriptors>"
+OBSOLETE_8390 = ("WARNING:OBSOLETE: drivers/net/ethernet/8390/ne2k-pci.c is marked "
+                 "as 'obsolete' in the MAINTAINERS hierarchy.  No unnecessary "
+                 "modifications please.")
+FILES = ["drivers/net/ethernet/intel/e1000/e1000_param.c"]
+
+
+class AcceptedTest(unittest.TestCase):
+    """checkpatch.accepted(finding, files)."""
+
+    def test_camelcase_in_base(self) -> None:
+        """CamelCase is accepted when the base tree's file already has the
+        identifier; the lookup is for that identifier in those files."""
+        with mock.patch.object(checkpatch, "in_base", return_value=True) as in_base:
+            self.assertEqual(checkpatch.accepted(CAMEL, FILES),
+                             "identifier already in the driver")
+        in_base.assert_called_once_with("TxDescriptors", FILES)
+
+    def test_camelcase_new_identifier(self) -> None:
+        """CamelCase that the patch brings in is refused."""
+        with mock.patch.object(checkpatch, "in_base", return_value=False):
+            self.assertIsNone(checkpatch.accepted(
+                "CHECK:CAMELCASE: Avoid CamelCase: <NewBoardCount>", FILES))
+
+    def test_obsolete_8390_only(self) -> None:
+        """OBSOLETE is accepted for the 8390 drivers only."""
+        with mock.patch.object(checkpatch, "in_base", return_value=True):
+            self.assertEqual(checkpatch.accepted(OBSOLETE_8390, FILES),
+                             "the fix this series is for")
+            other = OBSOLETE_8390.replace("8390/ne2k-pci.c", "dec/tulip/de4x5.c")
+            self.assertIsNone(checkpatch.accepted(other, FILES))
+
+    def test_other_findings_refused(self) -> None:
+        """Any other finding fails the patch, even when its text names an
+        identifier the base tree has or mentions 8390."""
+        with mock.patch.object(checkpatch, "in_base", return_value=True):
+            for finding in (
+                    "WARNING:LONG_LINE: line length of 101 exceeds 100 columns",
+                    "ERROR:CODE_INDENT: code indent should use tabs where possible",
+                    "CHECK:PARENTHESIS_ALIGNMENT: Alignment should match open "
+                    "parenthesis",
+                    "WARNING:TYPO_SPELLING: 'TxDescriptors' may be misspelled",
+                    "WARNING:FILE_PATH_CHANGES: added, moved or deleted file(s) "
+                    "in drivers/net/ethernet/8390/, does MAINTAINERS need updating?",
+                    "CHECK:CAMELCASE Avoid CamelCase: <TxDescriptors>"):
+                with self.subTest(finding=finding):
+                    self.assertIsNone(checkpatch.accepted(finding, FILES))
+
+    def test_unknown_commit_id_ignored(self) -> None:
+        """Fixes: tags cannot be looked up in a tree without history: the
+        type is passed to --ignore."""
+        self.assertIn("UNKNOWN_COMMIT_ID", checkpatch.IGNORED)
+
+
+class InBaseTest(unittest.TestCase):
+    """checkpatch.in_base() on a two-commit git repository standing in
+    for build/linux: branch base, then a commit of the series."""
+
+    _dir: tempfile.TemporaryDirectory[str]
+    tree: Path
+
+    @classmethod
+    def setUpClass(cls) -> None:
+        cls._dir = tempfile.TemporaryDirectory(prefix="checkpatch-test-")
+        cls.tree = Path(cls._dir.name)
+        param = cls.tree / "drivers/net/ethernet/intel/e1000/e1000_param.c"
+        param.parent.mkdir(parents=True)
+        param.write_text("E1000_PARAM(TxDescriptors, \"Number of transmit descriptors\");\n")
+        (cls.tree / "other.c").write_text("static int NewBoardCount;\n")
+        cls.git("init", "-q", "-b", "base")
+        cls.git("add", "-A")
+        cls.git("commit", "-q", "-m", "base")
+        cls.git("checkout", "-q", "-b", "series")
+        param.write_text(param.read_text() + "static int BoardSlotCount;\n")
+        cls.git("commit", "-q", "-am", "series")
+
+    @classmethod
+    def tearDownClass(cls) -> None:
+        cls._dir.cleanup()
+
+    @classmethod
+    def git(cls, *args: str) -> None:
+        subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t",
+                        "-c", "commit.gpgsign=false", *args],
+                       cwd=cls.tree, check=True, capture_output=True)
+
+    def test_lookup(self) -> None:
+        """Found only as a whole word, in the named files, on branch base."""
+        with mock.patch.object(checkpatch, "TREE", self.tree):
+            self.assertTrue(checkpatch.in_base("TxDescriptors", FILES))
+            self.assertFalse(checkpatch.in_base("TxDesc", FILES))
+            self.assertFalse(checkpatch.in_base("NewBoardCount", FILES))
+            self.assertTrue(checkpatch.in_base("NewBoardCount", ["other.c"]))
+            self.assertFalse(checkpatch.in_base("BoardSlotCount", FILES))
+
+    def test_accepted_end_to_end(self) -> None:
+        """accepted() with the real lookup: the driver's own parameter name
+        passes, a CamelCase name the series brings in fails."""
+        with mock.patch.object(checkpatch, "TREE", self.tree):
+            self.assertIsNotNone(checkpatch.accepted(CAMEL, FILES))
+            self.assertIsNone(checkpatch.accepted(
+                "CHECK:CAMELCASE: Avoid CamelCase: <BoardSlotCount>", FILES))
+
+
+class PatchedFilesTest(unittest.TestCase):
+    """checkpatch.patched_files() on a patch of the series, recorded."""
+
+    def test_recorded_patch(self) -> None:
+        """Every "+++ b/" file once, sorted; a created file counts, the
+        /dev/null side and the diffstat do not."""
+        with mock.patch.object(checkpatch, "PATCHES", DATA):
+            self.assertEqual(checkpatch.patched_files("sundance-kunit.patch"), [
+                "MAINTAINERS",
+                "drivers/net/ethernet/dlink/Kconfig",
+                "drivers/net/ethernet/dlink/sundance.c",
+                "drivers/net/ethernet/dlink/sundance_options_kunit.c"])
+
+
+if __name__ == "__main__":
+    unittest.main()

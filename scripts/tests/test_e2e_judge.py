@@ -1,0 +1,90 @@
+"""e2e.run.judge(): the patched verdict and the plain-kernel control."""
+
+from __future__ import annotations
+
+import unittest
+
+from e2e.check import Probe
+from e2e.run import Result, judge
+
+
+def probe(cycle: int, violation: str = "") -> Probe:
+    """An e1000 probe of @cycle, with @violation if any."""
+    return Probe(cycle=cycle, driver="e1000", device="nic0", pci="0000:00:04.0",
+                 expected_number=0, number=0, expected={"tx": 256, "rx": 256},
+                 observed={"tx": 256, "rx": 256}, warned=False, seconds=0.5,
+                 violation=violation)
+
+
+def result(kernel: str, violations: dict[int, str] | None = None,
+           trouble: list[str] | None = None, cycles: int = 3) -> Result:
+    """A scenario "a" run on @kernel: @cycles probes, some with violations."""
+    violations = violations or {}
+    return Result("a", kernel,
+                  probes=[probe(c, violations.get(c, "")) for c in range(1, cycles + 1)],
+                  unplug_seconds=[0.25] * cycles, trouble=trouble or [])
+
+
+PLAIN_CAUGHT = {2: "values {'tx': 520, 'rx': 1544}, model {'tx': 256, 'rx': 256}"}
+
+
+class JudgeTest(unittest.TestCase):
+    """The rows judge() gives for a scenario."""
+
+    def test_both_pass(self) -> None:
+        """Patched without violation, plain with one: two passing rows, the
+        control naming where the plain kernel was caught."""
+        rows = judge(result("patched"), result("plain", PLAIN_CAUGHT), raw=None)
+        self.assertEqual([(name, ok) for name, ok, _ in rows],
+                         [("a patched", True), ("a plain", True)])
+        self.assertTrue(rows[0][2].startswith("3 probes, 0 violations; 0.75s per cycle"))
+        self.assertEqual(rows[1][2], "plain kernel caught at cycle 2: "
+                         + PLAIN_CAUGHT[2])
+
+    def test_plain_passing_breaks_the_test(self) -> None:
+        """A plain kernel that passes means the test cannot tell: the
+        control row fails, the patched one still passes."""
+        rows = judge(result("patched"), result("plain"), raw=None)
+        self.assertEqual(rows[1], ("a plain", False,
+                                   "plain kernel passes: this test is broken"))
+        self.assertTrue(rows[0][1])
+
+    def test_patched_violation_fails(self) -> None:
+        """A violation on the patched kernel fails it, naming the first."""
+        rows = judge(result("patched", {3: "board number 1, model 0", 2: "x"}),
+                     result("plain", PLAIN_CAUGHT), raw=None)
+        self.assertEqual(rows[0][:2], ("a patched", False))
+        self.assertTrue(rows[0][2].startswith("cycle 2: x"))
+
+    def test_patched_kernel_trouble_fails(self) -> None:
+        """Kernel trouble fails the patched run even with no violation."""
+        trouble = ["[   30.123456] WARNING: CPU: 0 PID: 1 at drivers/base/devres.c:42"]
+        rows = judge(result("patched", trouble=trouble),
+                     result("plain", PLAIN_CAUGHT), raw=None)
+        self.assertEqual(rows[0][:2], ("a patched", False))
+        self.assertIn("kernel trouble", rows[0][2])
+        self.assertIn("devres.c:42", rows[0][2])
+        self.assertTrue(rows[1][1])
+
+    def test_no_probe_fails(self) -> None:
+        """A run that probed nothing proved nothing."""
+        rows = judge(result("patched", cycles=0), result("plain", PLAIN_CAUGHT), raw=None)
+        self.assertEqual(rows[0], ("a patched", False, "no probe ran"))
+
+    def test_raw_ratio(self) -> None:
+        """With the raw loop measured, the detail gives the ratio."""
+        rows = judge(result("patched"), result("plain", PLAIN_CAUGHT), raw=0.5)
+        self.assertIn("0.75s per cycle, raw 0.50s, ratio 1.50", rows[0][2])
+
+    def test_debug_has_no_control(self) -> None:
+        """The debug kernel's run has one row and no plain control."""
+        patched = result("patched")
+        patched.leaks = 0
+        rows = judge(patched, None, raw=None)
+        self.assertEqual(len(rows), 1)
+        self.assertEqual(rows[0][:2], ("a debug", True))
+        self.assertTrue(rows[0][2].endswith("; kmemleak: 0 reports"))
+
+
+if __name__ == "__main__":
+    unittest.main()
