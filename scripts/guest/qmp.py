@@ -36,9 +36,15 @@ class QMP:
         self._events: queue.Queue[dict[str, Any]] = queue.Queue()
         self._backlog: list[dict[str, Any]] = []
         self._closed = threading.Event()
-        greeting = json.loads(self._file.readline())
-        if "QMP" not in greeting:
-            raise QMPError(f"not a QMP greeting: {greeting}")
+        try:
+            greeting = json.loads(self._file.readline())
+            if "QMP" not in greeting:
+                raise QMPError(f"not a QMP greeting: {greeting}")
+        except (ValueError, QMPError):
+            # The socket is of no use: close it rather than leave it open.
+            self._file.close()
+            self._sock.close()
+            raise
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
         self.command("qmp_capabilities", timeout=timeout)

@@ -120,7 +120,9 @@ def warnings(output: str) -> Counter[str]:
     for line in output.splitlines():
         m = WARNING.match(line)
         if m:
-            path = m.group(1).replace(f"{SRC}/", "")
+            # gcc names a source relative to the build directory
+            # (../linux/...), sparse by its absolute path: one key for both.
+            path = re.sub(r"^(\.\./)+linux/", "", m.group(1).replace(f"{SRC}/", ""))
             found[f"{path}: {m.group(2)}: {m.group(3)}"] += 1
     return found
 

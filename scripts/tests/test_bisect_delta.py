@@ -5,7 +5,8 @@ touched() picks the targets a patch can break.
 test_data/build-base.log is an excerpt of a CI-like run's
 build/bisect/out/build-base.log (make W=1 C=1 on the base tree): make's
 lines, gcc's warning with "In function" and the source excerpt (gcc names
-files "../linux/...", relative to the build directory), sparse's warnings
+files "../linux/...", relative to the build directory, sparse by absolute
+path: both are keyed by the path in the tree), sparse's warnings
 with their "expected"/"got" lines and a "note: in included file".
 build-patch.log is that run's build-0004.log (patch 4, e1000) with one
 gcc -Wtype-limits warning written into it, as no patch of the run brought
@@ -20,9 +21,9 @@ from pathlib import Path
 from series import bisect
 
 DATA = Path(__file__).parent / "test_data"
-TULIP = ("../linux/drivers/net/ethernet/dec/tulip/tulip_core.c: warning: variable "
+TULIP = ("drivers/net/ethernet/dec/tulip/tulip_core.c: warning: variable "
          "\u2018force_csr0\u2019 set but not used [-Wunused-but-set-variable]")
-NEW = ("../linux/drivers/net/ethernet/intel/e1000/e1000_param.c: warning: "
+NEW = ("drivers/net/ethernet/intel/e1000/e1000_param.c: warning: "
        "comparison of unsigned expression in \u2018< 0\u2019 is always false "
        "[-Wtype-limits]")
 
