@@ -109,6 +109,7 @@ def render(gate: dict[str, Any], stages: dict[str, dict[str, Any]],
         "",
         "| stage | base | passed | failed | time |",
         "|---|---|---|---|---|",
+        f"| setup (packages, tree) | | | | {gate.get('setup_seconds', '?')} s |",
     ]
     for stage in gate.get("stages", []):
         if stage.get("skip"):

@@ -131,6 +131,7 @@ class Gate:
         self.tier = tier
         self.started = time.time()
         self.print_lock = threading.Lock()
+        self.setup_seconds = 0.0  # packages and the tree, before any stage
         self.env = dict(os.environ, PYTHONPATH=str(SCRIPTS),
                         BOARD_NUMBERS_TIER=tier, PYTHONUNBUFFERED="1")
 
@@ -188,6 +189,7 @@ class Gate:
             outcomes.append(self.run_stage(stage))
 
     def run(self) -> list[Outcome]:
+        began = time.monotonic()
         for step in SETUP[self.tier]:
             self.say(f"==> {' '.join(step)}")
             code = subprocess.run([sys.executable, "-m", *step], cwd=REPO,
@@ -195,6 +197,7 @@ class Gate:
             if code != 0:
                 raise Failure(f"{step[0]} failed; nothing was tested\n"
                               "0 passed, 1 failed")
+        self.setup_seconds = time.monotonic() - began
         outcomes = [self.run_stage(HARNESS)]
         chosen = [s for s in STAGES if self.tier in s.args]
         lanes: dict[str, list[Outcome]] = {}
@@ -238,8 +241,9 @@ def base_release() -> str:
     return str(tree.load_state().get("version", "?"))
 
 
-def table(outcomes: list[Outcome]) -> str:
-    lines = ["stage          base        passed  failed   time"]
+def table(outcomes: list[Outcome], setup: float) -> str:
+    lines = ["stage          base        passed  failed   time",
+             f"{'setup':14} {'':10} {'':7} {'':7} {setup:5.0f}s  (packages, tree)"]
     for o in outcomes:
         v = o.verdict
         if v.skip:
@@ -273,12 +277,13 @@ def main() -> int:
                            o.verdict.skip or f"{o.seconds:.0f}s")
                           for o in outcomes],
                  gate_tier=args.tier, seconds=round(total), ccache=compiled,
+                 setup_seconds=round(gate.setup_seconds),
                  stages=[{"name": o.stage.name, "lane": o.stage.lane,
                           "base": o.verdict.base, "seconds": round(o.seconds),
                           "passed": o.verdict.passed, "failed": o.verdict.failed,
                           "skip": o.verdict.skip} for o in outcomes])
     print()
-    print(table(outcomes))
+    print(table(outcomes, gate.setup_seconds))
     print(f"total time {total:.0f}s ({args.tier} tier); ccache "
           f"{compiled['hits']} hits, {compiled['misses']} misses; "
           f"KTAP: {KTAP.relative_to(REPO)}")

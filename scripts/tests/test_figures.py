@@ -1,0 +1,52 @@
+"""make figures (gate.figures): one section per kind of run, the last
+run's section replacing its own, sections of another series dropped."""
+
+from __future__ import annotations
+
+import unittest
+
+from gate import figures
+
+TREE = "aaaa1111bbbb2222"
+
+
+def section(name: str, tree: str = TREE, body: str = "x") -> str:
+    return (f"## {name}\n\n- finished today\n"
+            f"- series commit cccc3333dddd (tree {tree[:12]})\n\n{body}\n")
+
+
+class MergeTest(unittest.TestCase):
+    def test_replaces_own_section_keeps_others(self) -> None:
+        """A new warm make check replaces the old one; the cold one stays."""
+        old = figures.HEADER + "\n" + section("make check, cold", body="cold") \
+            + "\n" + section("make check, warm ccache", body="old")
+        new = figures.merge(old, section("make check, warm ccache", body="new"),
+                            "make check, warm ccache", TREE)
+        self.assertIn("new", new)
+        self.assertNotIn("\nold\n", new)
+        self.assertIn("\ncold\n", new)
+        self.assertTrue(new.startswith(figures.HEADER))
+        # In ORDER: warm make check before cold make check.
+        self.assertLess(new.index("## make check, warm"), new.index("## make check, cold"))
+
+    def test_drops_sections_of_another_series(self) -> None:
+        """A figure of another version of the series does not survive."""
+        old = figures.HEADER + "\n" + section("make check-full, warm ccache",
+                                              tree="eeee5555ffff", body="stale")
+        new = figures.merge(old, section("make check, warm ccache"),
+                            "make check, warm ccache", TREE)
+        self.assertNotIn("stale", new)
+        self.assertNotIn("make check-full", new)
+
+    def test_title_tells_warm_from_cold(self) -> None:
+        """ccache misses say whether the run compiled the kernels."""
+        self.assertEqual(figures.title({"gate_tier": "check",
+                                        "ccache": {"hits": 9000, "misses": 40}}),
+                         "make check, warm ccache")
+        self.assertEqual(figures.title({"gate_tier": "full",
+                                        "ccache": {"hits": 0, "misses": 9000}}),
+                         "make check-full, cold")
+
+
+if __name__ == "__main__":
+    unittest.main()
