@@ -39,12 +39,13 @@ control; they differ in depth (see TIERS):
          and loops runs on the debug guest kernel (see e2e.run and
          reliability.run for what is left out there, and why)
 
-Stages run in two lanes side by side, as the machine has two cores and
-a TCG guest uses one: the builds and static checks in one (checkpatch,
-KUnit, bisect, kunit-debug), the guests in the other (guest kernels,
-e2e, userspace, reliability). The bisect stage walks the series in a
-worktree of its own, and guest kernels are built under a lock, so the
-lanes share nothing they change.
+Stages run two at a time, as the machine has two cores and a TCG guest
+uses one: two workers each take the first stage in STAGES order that
+is ready (the guest runs wait for the guest kernels), so the kernel
+builds and static checks overlap the guest runs and the longest guest
+run starts early. The bisect stage walks the series in a worktree of
+its own and guest kernels are built under a lock, so stages that run
+side by side share nothing they change.
 
 Each stage's output goes to build/logs/STAGE.log and, prefixed with the
 stage's name, to this output. Every stage saves its cases in
@@ -76,46 +77,47 @@ KTAP = results.DIR / "gate.ktap"
 class Stage:
     name: str
     module: str  # run as "python3 -m MODULE ARGS"
-    lane: str  # "builds" or "guests"; stages of a lane run in order
     args: dict[str, tuple[str, ...]]  # per tier; a tier missing runs none
+    after: str = ""  # the stage it needs done first
     result: str = ""  # its build/results/ name, if not its own name
     skip: str = ""  # why a tier that leaves it out does so
 
 
+# In the order the workers take them: the guest kernels first (every
+# guest run needs them), then the builds and static checks, then the
+# guest runs, longest first.
+GUESTS = "guest-kernels"
 STAGES = [
-    Stage("checkpatch", "series.checkpatch", "builds",
-          {"check": (), "full": ()}),
-    Stage("kunit", "series.kunit", "builds", {"check": (), "full": ()}),
-    Stage("bisect", "series.bisect", "builds", {"check": (), "full": ()}),
-    Stage("kunit-debug", "series.kunit", "builds",
-          {"full": ("--variant", "debug")},
-          skip="make check-full only: its cold build (KASAN, lockdep) "
-          "takes half of make check's cold budget"),
-    Stage("guest-kernels", "guest.kernel", "guests",
+    Stage(GUESTS, "guest.kernel",
           {"check": ("--flavour", "patched,plain"),
            "full": ("--flavour", "patched,plain"),
            "debug": ("--flavour", "patched", "--variant", "debug")}),
-    Stage("e2e", "e2e.run", "guests",
-          {"check": ("--cycles", "20", "--steps", "40", "--no-raw"),
-           "full": ()}),
-    Stage("userspace", "userspace.run", "guests",
-          {"check": ("--replugs", "10"), "full": ()}),
-    Stage("reliability", "reliability.run", "guests",
-          {"check": ("--short",), "full": ()}),
-    Stage("e2e-debug", "e2e.run", "guests",
-          {"debug": ("--variant", "debug")}),
-    Stage("soak-debug", "e2e.run", "guests",
+    Stage("checkpatch", "series.checkpatch", {"check": (), "full": ()}),
+    Stage("kunit", "series.kunit", {"check": (), "full": ()}),
+    Stage("bisect", "series.bisect", {"check": (), "full": ()}),
+    Stage("kunit-debug", "series.kunit", {"full": ("--variant", "debug")},
+          skip="make check-full only: its cold build alone (KASAN, lockdep) "
+          "takes a large part of make check's 30-minute cold budget"),
+    Stage("reliability", "reliability.run", {"check": ("--short",), "full": ()},
+          after=GUESTS),
+    Stage("e2e", "e2e.run",
+          {"check": ("--cycles", "20", "--steps", "40", "--no-raw"), "full": ()},
+          after=GUESTS),
+    Stage("userspace", "userspace.run", {"check": ("--replugs", "10"), "full": ()},
+          after=GUESTS),
+    Stage("soak-debug", "e2e.run",
           {"debug": ("--variant", "debug", "--scenarios", "soak")},
-          result="e2e-debug-soak"),
-    Stage("rel-debug", "reliability.run", "guests",
-          {"debug": ("--variant", "debug")}, result="reliability-debug"),
+          after=GUESTS, result="e2e-debug-soak"),
+    Stage("e2e-debug", "e2e.run", {"debug": ("--variant", "debug")}, after=GUESTS),
+    Stage("rel-debug", "reliability.run", {"debug": ("--variant", "debug")},
+          after=GUESTS, result="reliability-debug"),
 ]
 SETUP = {"check": [("lib.deps", "tree", "build", "kunit", "checkpatch",
                     "bisect", "e2e"), ("series.tree", "prepare")],
          "debug": [("lib.deps", "tree", "build", "e2e"),
                    ("series.tree", "prepare")]}
 SETUP["full"] = SETUP["check"]
-HARNESS = Stage("harness", "tests", "", {"check": (), "full": (), "debug": ()})
+HARNESS = Stage("harness", "tests", {"check": (), "full": (), "debug": ()})
 
 
 @dataclass
@@ -184,9 +186,30 @@ class Gate:
                                  f"no results saved in {path}"))
         return verdict
 
-    def lane(self, stages: list[Stage], outcomes: list[Outcome]) -> None:
-        for stage in stages:
-            outcomes.append(self.run_stage(stage))
+    def worker(self, todo: list[Stage], finished: dict[str, Outcome],
+               ready: threading.Condition) -> None:
+        """Run the first stage of @todo whose predecessor is in
+        @finished, until @todo is empty."""
+        while True:
+            with ready:
+                while True:
+                    if not todo:
+                        return
+                    stage = next((s for s in todo if not s.after or s.after in finished),
+                                 None)
+                    if stage:
+                        todo.remove(stage)
+                        break
+                    ready.wait()
+            try:
+                outcome = self.run_stage(stage)
+            except Exception as err:  # noqa: BLE001 - the gate must go on and count it
+                outcome = Outcome(stage, 1, verdict=ktap.StageVerdict(
+                    stage.name, [(f"{stage.name} harness error", False, repr(err))]))
+                self.say(f"==> stage {stage.name} broke: {err!r}")
+            with ready:
+                finished[stage.name] = outcome
+                ready.notify_all()
 
     def run(self) -> list[Outcome]:
         began = time.monotonic()
@@ -199,22 +222,18 @@ class Gate:
                               "0 passed, 1 failed")
         self.setup_seconds = time.monotonic() - began
         outcomes = [self.run_stage(HARNESS)]
-        chosen = [s for s in STAGES if self.tier in s.args]
-        lanes: dict[str, list[Outcome]] = {}
-        threads = []
-        for lane in ("builds", "guests"):
-            stages = [s for s in chosen if s.lane == lane]
-            lanes[lane] = []
-            threads.append(threading.Thread(target=self.lane,
-                                            args=(stages, lanes[lane])))
-        for thread in threads:
+        todo = [s for s in STAGES if self.tier in s.args]
+        finished: dict[str, Outcome] = {}
+        ready = threading.Condition()
+        workers = [threading.Thread(target=self.worker, args=(todo, finished, ready))
+                   for _ in range(2)]
+        for thread in workers:
             thread.start()
-        for thread in threads:
+        for thread in workers:
             thread.join()
-        done = {o.stage.name: o for lane in lanes.values() for o in lane}
         for stage in STAGES:
-            if stage.name in done:
-                outcomes.append(done[stage.name])
+            if stage.name in finished:
+                outcomes.append(finished[stage.name])
             elif stage.skip and self.tier != "debug":
                 outcomes.append(Outcome(stage, verdict=ktap.StageVerdict(
                     stage.name, skip=stage.skip)))
@@ -278,7 +297,7 @@ def main() -> int:
                           for o in outcomes],
                  gate_tier=args.tier, seconds=round(total), ccache=compiled,
                  setup_seconds=round(gate.setup_seconds),
-                 stages=[{"name": o.stage.name, "lane": o.stage.lane,
+                 stages=[{"name": o.stage.name,
                           "base": o.verdict.base, "seconds": round(o.seconds),
                           "passed": o.verdict.passed, "failed": o.verdict.failed,
                           "skip": o.verdict.skip} for o in outcomes])
