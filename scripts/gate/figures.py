@@ -68,7 +68,7 @@ Written by `make figures` from the last gate run of each kind
 """
 ORDER = ["make check, warm ccache", "make check, cold", "make check-full, warm ccache",
          "make check-full, cold", "make check-debug, warm ccache", "make check-debug, cold"]
-TREE_LINE = re.compile(r"^- series commit \w+ \(tree (\w+)\)$", re.M)
+TREE_LINE = re.compile(r"^- series commit \w+ \(tree (\w+)\)", re.M)
 
 
 def title(gate: dict[str, Any]) -> str:
@@ -101,7 +101,8 @@ def render(gate: dict[str, Any], stages: dict[str, dict[str, Any]],
         f"## {title(gate)}",
         "",
         f"- finished {gate['finished']}, {minutes(int(gate['seconds']))} in all",
-        f"- series commit {gate['series'][:12]} (tree {gate['tree'][:12]})",
+        f"- series commit {gate['series'][:12]} (tree {gate['tree'][:12]}), "
+        f"gate of repository commit {gate.get('repository', '?')}",
         f"- ccache during the run: {ccache.get('hits', '?')} hits, "
         f"{ccache.get('misses', '?')} misses",
         "",

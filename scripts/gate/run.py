@@ -297,6 +297,10 @@ def main() -> int:
                           for o in outcomes],
                  gate_tier=args.tier, seconds=round(total), ccache=compiled,
                  setup_seconds=round(gate.setup_seconds),
+                 # The repository's own commit: which gate counted this.
+                 repository=subprocess.run(["git", "rev-parse", "--short=12", "HEAD"],
+                                           cwd=REPO, capture_output=True, text=True,
+                                           check=False).stdout.strip() or "unknown",
                  stages=[{"name": o.stage.name,
                           "base": o.verdict.base, "seconds": round(o.seconds),
                           "passed": o.verdict.passed, "failed": o.verdict.failed,
