@@ -83,9 +83,11 @@ class Stage:
     skip: str = ""  # why a tier that leaves it out does so
 
 
-# In the order the workers take them: the guest kernels first (every
-# guest run needs them), then the builds and static checks, then the
-# guest runs, longest first.
+# In the order the workers take them, each the first one that is ready:
+# the guest kernels first (every guest run needs them), checkpatch and
+# KUnit beside them, then the guest runs, longest first, as soon as the
+# guest kernels are there, and the long builds (bisect, kunit-debug) on
+# whichever worker is free of them.
 GUESTS = "guest-kernels"
 STAGES = [
     Stage(GUESTS, "guest.kernel",
@@ -94,10 +96,6 @@ STAGES = [
            "debug": ("--flavour", "patched", "--variant", "debug")}),
     Stage("checkpatch", "series.checkpatch", {"check": (), "full": ()}),
     Stage("kunit", "series.kunit", {"check": (), "full": ()}),
-    Stage("bisect", "series.bisect", {"check": (), "full": ()}),
-    Stage("kunit-debug", "series.kunit", {"full": ("--variant", "debug")},
-          skip="make check-full only: its cold build alone (KASAN, lockdep) "
-          "takes a large part of make check's 30-minute cold budget"),
     Stage("reliability", "reliability.run", {"check": ("--short",), "full": ()},
           after=GUESTS),
     Stage("e2e", "e2e.run",
@@ -105,6 +103,10 @@ STAGES = [
           after=GUESTS),
     Stage("userspace", "userspace.run", {"check": ("--replugs", "10"), "full": ()},
           after=GUESTS),
+    Stage("bisect", "series.bisect", {"check": (), "full": ()}),
+    Stage("kunit-debug", "series.kunit", {"full": ("--variant", "debug")},
+          skip="make check-full only: its cold build alone (KASAN, lockdep) "
+          "takes a large part of make check's 30-minute cold budget"),
     Stage("soak-debug", "e2e.run",
           {"debug": ("--variant", "debug", "--scenarios", "soak")},
           after=GUESTS, result="e2e-debug-soak"),
