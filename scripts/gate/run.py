@@ -213,6 +213,18 @@ class Gate:
                 finished[stage.name] = outcome
                 ready.notify_all()
 
+    def schedule(self, todo: list[Stage], workers: int = 2) -> dict[str, Outcome]:
+        """Run the stages of @todo on @workers workers; their outcomes."""
+        finished: dict[str, Outcome] = {}
+        ready = threading.Condition()
+        threads = [threading.Thread(target=self.worker, args=(todo, finished, ready))
+                   for _ in range(workers)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        return finished
+
     def run(self) -> list[Outcome]:
         began = time.monotonic()
         for step in SETUP[self.tier]:
@@ -224,15 +236,7 @@ class Gate:
                               "0 passed, 1 failed")
         self.setup_seconds = time.monotonic() - began
         outcomes = [self.run_stage(HARNESS)]
-        todo = [s for s in STAGES if self.tier in s.args]
-        finished: dict[str, Outcome] = {}
-        ready = threading.Condition()
-        workers = [threading.Thread(target=self.worker, args=(todo, finished, ready))
-                   for _ in range(2)]
-        for thread in workers:
-            thread.start()
-        for thread in workers:
-            thread.join()
+        finished = self.schedule([s for s in STAGES if self.tier in s.args])
         for stage in STAGES:
             if stage.name in finished:
                 outcomes.append(finished[stage.name])

@@ -31,14 +31,12 @@ class WorkersTest(unittest.TestCase):
         gate.run_stage = fake  # type: ignore[method-assign]
         todo = [s for s in run.STAGES if "check" in s.args]
         finished: dict[str, run.Outcome] = {}
-        ready = threading.Condition()
-        workers = [threading.Thread(target=gate.worker, args=(todo, finished, ready))
-                   for _ in range(2)]
-        for w in workers:
-            w.start()
-        for w in workers:
-            w.join(timeout=10)
-            self.assertFalse(w.is_alive(), "a worker never finished")
+        # In a thread of its own, so that a worker that never finishes
+        # fails the test instead of hanging it.
+        scheduler = threading.Thread(target=lambda: finished.update(gate.schedule(todo)))
+        scheduler.start()
+        scheduler.join(timeout=10)
+        self.assertFalse(scheduler.is_alive(), "a worker never finished")
         return events, finished
 
     def test_every_stage_once_guests_after_kernels(self) -> None:
