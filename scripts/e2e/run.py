@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """End-to-end: hot-plug real emulated NICs in QEMU.
 
   e2e.run [--scenarios a,b,c,d,e,f,g] [--cycles 100] [--steps 80] [--no-raw]

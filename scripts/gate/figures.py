@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Write docs/figures.md from the last gate run's build/results/.
 
   python3 -m gate.figures   (make figures)

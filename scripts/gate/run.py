@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """The test gate: "make check" (.ci/run), "make check-full", "make check-debug".
 
   gate.run [--tier check|full|debug]

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Build the small guest kernel for the QEMU hot-plug runs.
 
   guest.kernel [--flavour patched|plain|patched,plain] [--variant debug]

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Install the Debian packages a target needs, and only those missing.
 
 Usage: deps.py GROUP...   (groups: tree, kunit, check, e2e)

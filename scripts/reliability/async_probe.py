@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Asynchronous probing at scale: 40 NICs probed at once, at boot.
 
   reliability/async_probe.py

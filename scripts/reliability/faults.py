@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Fault injection in probe: the N-th allocation of a bind fails.
 
   reliability/faults.py [--drivers e1000,e1000e] [--max-n 400]

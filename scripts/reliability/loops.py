@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """In-guest loops, without QMP: sysfs unbind/bind and PCI remove/rescan.
 
   reliability/loops.py [--binds 1000] [--rescans 200]

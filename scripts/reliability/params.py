@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Bad parameters: on the kernel command line and through modprobe.
 
   reliability/params.py

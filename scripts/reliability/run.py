@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """The reliability runs: the failure paths, driven on purpose, in QEMU.
 
   reliability.run [--runs faults,async,surprise,params,loops] [--variant debug]

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Surprise removal under traffic: a NIC goes away while frames flow.
 
   reliability/surprise.py [--cycles 50] [--seed 20041917]

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Build and statically check every prefix of the series.
 
 For the base tree and then after each patch, build the objects the series

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Run checkpatch.pl --strict on every patch of patches/series.
 
 One result per patch; any ERROR, WARNING or CHECK fails it, except:

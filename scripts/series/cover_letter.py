@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Write the cover letter's text and recipients from the last run.
 
   python3 -m series.cover_letter

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Run the series' KUnit suites with the tree's own kunit.py on QEMU x86_64.
 
   series/kunit.py [--variant NAME]

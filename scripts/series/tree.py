@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Prepare the kernel tree from Debian's package, and export edits back.
 
   series.tree prepare [--force]  unpack /usr/src/linux-source-6.12.tar.xz into

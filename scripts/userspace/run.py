@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """The userspace path: hot-plugged NICs configured by a hot-plug handler.
 
   userspace.run [--replugs 50]
