@@ -15,7 +15,7 @@ scenario passes on the patched kernel when no probe breaks the model and
 the kernel reports no trouble; the plain kernel must break it ("plain
 kernel caught"), or the test proves nothing ("plain kernel passes").
 Writes per-probe records to build/e2e/probes.json (probes-debug.json for
---variant debug), the verdicts to build/results/ (see results.py) and the
+--variant debug), the verdicts to build/results/ (see lib/results.py) and the
 plot of board number per hot-add cycle to build/e2e/board-numbers.png.
 """
 

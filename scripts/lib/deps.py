@@ -1,6 +1,6 @@
 """Install the Debian packages a target needs, and only those missing.
 
-Usage: deps.py GROUP...   (groups: tree, kunit, check, e2e)
+Usage: python3 -m lib.deps GROUP...   (groups: see GROUPS below)
 
 A fresh Debian 12 machine gets everything from apt-get; a warm one is not
 touched. Missing packages are named in the error when they cannot be had.
