@@ -6,8 +6,8 @@
 #                    scenario in a short form, each with its negative control
 # Both install what is missing on a Debian 12 machine.
 #
-#   make check-full  the nightly gate: the same stages at full depth, and
-#                    KUnit under the kernel's checkers
+#   make check-full  the nightly gate: the same stages at full depth, KUnit
+#                    under the kernel's checkers, and make mutants
 #   make check-debug slow: e2e, a 1000-cycle soak and reliability runs on
 #                    the debug guest kernel (KASAN, kmemleak, lockdep, ...)
 #   make figures     docs/figures.md from the last gate's build/results/
@@ -21,6 +21,9 @@
 #   make harness     the harness's own unit tests (seconds, no QEMU)
 #   make kunit | checkpatch | bisect | e2e | userspace | reliability
 #                    one stage (full depth)
+#   make mutants     break the series on purpose, mutation by mutation
+#                    (scripts/mutants/catalog.py), and check that KUnit,
+#                    e2e or fault injection goes red for each
 #   make clean       remove build/ (the tree and every build directory)
 
 PYTHON := python3
@@ -29,7 +32,7 @@ PY := PYTHONPATH=$(CURDIR)/scripts $(PYTHON) -m
 BOOT := bash scripts/bootstrap.sh &&
 
 .PHONY: check check-full check-debug figures cover-letter demo tree export \
-	harness kunit checkpatch bisect e2e userspace reliability clean
+	harness kunit checkpatch bisect e2e userspace reliability mutants clean
 
 check:
 	@$(BOOT) $(PY) gate.run --tier check
@@ -70,6 +73,9 @@ userspace: tree
 
 reliability: tree
 	@$(PY) lib.deps build e2e && $(PY) reliability.run
+
+mutants: tree
+	@$(PY) lib.deps build kunit e2e && $(PY) mutants.run
 
 figures:
 	@$(BOOT) $(PY) gate.figures

@@ -185,8 +185,8 @@ def raw_loop(driver: str, kernel: Path, initrd: Path, cycles: int = 20) -> float
     return statistics.mean(adds) + statistics.mean(dels)
 
 
-def judge(patched: Result, plain: Result | None,
-          raw: float | None) -> list[tuple[str, bool, str]]:
+def judge(patched: Result, plain: Result | None, raw: float | None,
+          debug: bool = False) -> list[tuple[str, bool, str]]:
     """Two results per scenario: the patched run, and the negative control
     (none on the debug kernel, which is about the kernel's own reports)."""
     bad = patched.violations
@@ -202,7 +202,7 @@ def judge(patched: Result, plain: Result | None,
     if patched.leaks is not None:
         why += f"; kmemleak: {patched.leaks} reports"
     if plain is None:
-        return [(f"{patched.scenario} debug", ok, why)]
+        return [(f"{patched.scenario} {'debug' if debug else 'patched'}", ok, why)]
     caught = plain.violations
     control = (f"plain kernel caught at cycle {caught[0].cycle}: {caught[0].violation}"
                if caught else "plain kernel passes: this test is broken")
@@ -228,6 +228,9 @@ def main() -> int:
                         help="the patched kernel with the kernel's checkers "
                         "(qemu-configs/debug.config) and a kmemleak scan at "
                         "the end of each scenario; no plain kernel")
+    parser.add_argument("--flavours", default="patched,plain",
+                        help="the kernels to run: patched, plain or both "
+                        "(make mutants runs its mutated kernel alone)")
     args = parser.parse_args()
     default = DEBUG_SCENARIOS if args.variant else DEFAULT_SCENARIOS
     wanted = (args.scenarios or default).split(",")
@@ -235,7 +238,9 @@ def main() -> int:
               if s.name in wanted]
     if not chosen:
         raise Failure(f"no scenario in {args.scenarios!r}")
-    flavours = ("patched",) if args.variant else ("patched", "plain")
+    flavours = ("patched",) if args.variant else tuple(args.flavours.split(","))
+    if not set(flavours) <= {"patched", "plain"} or "patched" not in flavours:
+        raise Failure(f"--flavours must be patched or patched,plain, not {args.flavours!r}")
     built = {flavour: guest_kernel.build(flavour, args.variant) for flavour in flavours}
     nicwatch = agent.build().read_bytes()
     kernels = {flavour: (k.image, initramfs.for_kernel(
@@ -256,7 +261,8 @@ def main() -> int:
         # raw loops only; e-h report their figures without a ratio.
         floor = (statistics.mean(raw[d] for d in drivers)
                  if drivers <= raw.keys() else None)
-        verdicts += judge(by_kernel["patched"], by_kernel.get("plain"), floor)
+        verdicts += judge(by_kernel["patched"], by_kernel.get("plain"), floor,
+                          debug=bool(args.variant))
         for r in by_kernel.values():
             records.append({"scenario": r.scenario, "kernel": r.kernel,
                             "trouble": r.trouble,

@@ -103,6 +103,11 @@ STAGES = [
     Stage("userspace", "userspace.run", {"check": ("--replugs", "10"), "full": ()},
           after=GUESTS),
     Stage("bisect", "series.bisect", {"check": (), "full": ()}),
+    # After KUnit and the guest kernels, whose objects its builds reuse.
+    Stage("mutants", "mutants.run", {"full": ()}, after="kunit",
+          skip="make check-full only: one KUnit and three guest kernel builds "
+          "of mutated trees, and their runs, take longer than make check's "
+          "10-minute budget leaves"),
     Stage("kunit-debug", "series.kunit", {"full": ("--variant", "debug")},
           skip="make check-full only: its cold build alone (KASAN, lockdep) "
           "takes a large part of make check's 30-minute cold budget"),

@@ -42,6 +42,7 @@ from e2e.check import Tally, finish
 from e2e.model import DRIVERS, Model
 from guest.machine import Guest
 from guest.session import Kernel, boot, side_by_side
+from lib import results
 from lib.common import Failure, main_guard
 from reliability.common import (
     TIMEOUT, Verdict, check_add, cmdline, kernels, pair, records, report
@@ -229,8 +230,14 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--drivers", default="e1000,e1000e")
     parser.add_argument("--max-n", type=int, default=400)
+    parser.add_argument("--flavours", default="patched,plain",
+                        help="the kernels to run: patched, or patched,plain "
+                        "(make mutants runs its mutated kernel alone)")
     args = parser.parse_args()
-    rows = run(drivers=tuple(args.drivers.split(",")), max_n=args.max_n)
+    rows = run(kernels(flavours=tuple(args.flavours.split(","))),
+               drivers=tuple(args.drivers.split(",")), max_n=args.max_n)
+    # Saved apart from the reliability stage's record, for make mutants.
+    results.save("faults", rows)
     return report(rows)
 
 

@@ -11,7 +11,12 @@ One result per patch; any ERROR, WARNING or CHECK fails it, except:
   cannot be renamed by a fix that has to read them;
 - OBSOLETE, for the 8390 drivers (ne2k-pci): checkpatch asks for no
   unnecessary changes to an obsolete driver, and fixing its board numbers
-  is the change the series is for.
+  is the change the series is for;
+- FILE_PATH_CHANGES ("does MAINTAINERS need updating?") when every file
+  the patch adds is already covered by a MAINTAINERS entry beyond THE
+  REST (get_maintainer.pl names a list or maintainer other than LKML):
+  the KUnit files sit beside the code they test, whose entries (DRIVER
+  CORE, the driver's own or NETWORKING DRIVERS) cover them.
 
 Accepted findings are printed, each with its reason, not hidden.
 """
@@ -26,11 +31,27 @@ from lib.common import PATCHES, TREE, main_guard, run, series_patches
 IGNORED = ["UNKNOWN_COMMIT_ID"]
 CAMELCASE = re.compile(r"^CHECK:CAMELCASE: Avoid CamelCase: <(\w+)>")
 OBSOLETE = re.compile(r"^WARNING:OBSOLETE: drivers/net/ethernet/8390/\S+ is marked")
+FILE_PATH = re.compile(r"^WARNING:FILE_PATH_CHANGES: ")
 
 
 def patched_files(name: str) -> list[str]:
     text = (PATCHES / name).read_text()
     return sorted(set(re.findall(r"^\+\+\+ b/(\S+)$", text, re.M)))
+
+
+def added_files(name: str) -> list[str]:
+    text = (PATCHES / name).read_text()
+    return re.findall(r"^--- /dev/null\n\+\+\+ b/(\S+)$", text, re.M)
+
+
+def covered(path: str) -> bool:
+    """Whether a MAINTAINERS entry other than THE REST covers @path."""
+    proc = run(["perl", "scripts/get_maintainer.pl", "--no-git",
+                "--no-git-fallback", "--no-rolestats", "-f", path],
+               cwd=TREE, capture=True, check=False)
+    found = [line for line in proc.stdout.splitlines() if "@" in line]
+    return proc.returncode == 0 and any(
+        "linux-kernel@vger.kernel.org" not in line for line in found)
 
 
 def in_base(identifier: str, files: list[str]) -> bool:
@@ -40,8 +61,12 @@ def in_base(identifier: str, files: list[str]) -> bool:
     return proc.returncode == 0
 
 
-def accepted(finding: str, files: list[str]) -> str | None:
+def accepted(finding: str, files: list[str], name: str = "") -> str | None:
     """Why a finding does not fail the patch, or None when it does."""
+    if FILE_PATH.match(finding):
+        new = added_files(name)
+        return ("the added files are covered by MAINTAINERS"
+                if new and all(covered(f) for f in new) else None)
     m = CAMELCASE.match(finding)
     if m and in_base(m.group(1), files):
         return "identifier already in the driver"
@@ -62,7 +87,7 @@ def check(name: str) -> tuple[list[str], list[str]]:
     files = patched_files(name)
     failing, allowed = [], []
     for finding in findings:
-        reason = accepted(finding, files)
+        reason = accepted(finding, files, name)
         if reason:
             allowed.append(f"{finding} (accepted: {reason})")
         else:

@@ -4,7 +4,7 @@
 
 The text is docs/cover-letter.txt with its @NAME@ fields filled from the
 results make check-full left in build/results/ (see lib/results.py): KUnit case
-counts, checkpatch and bisection counts, the e2e table of the patched
+counts, make mutants' catches, checkpatch and bisection counts, the e2e table of the patched
 and the plain kernel, the userspace path, the reliability runs, and make check-debug's runs
 when they were made on this series. Results from another version of
 the series, or from a failing run, are refused. To: and Cc: come from
@@ -97,7 +97,7 @@ def blurb() -> str:
     kunit, kunit_debug = results.load("kunit"), results.load("kunit-debug")
     e2e, rel = results.load("e2e"), results.load("reliability")
     checkpatch, bisect = results.load("checkpatch"), results.load("bisect")
-    userspace = results.load("userspace")
+    userspace, mutants = results.load("userspace"), results.load("mutants")
     short = [r["stage"] for r in (e2e, rel, userspace) if r.get("tier") == "check"]
     if short:
         raise Failure(f"the results of {', '.join(short)} are make check's short "
@@ -117,6 +117,9 @@ def blurb() -> str:
         "USERSPACE": "; ".join(f"{r['name']}: {r['detail']}" for r in userspace["rows"])
         + ".",
         "DEBUG": debug_section(),
+        "MUTANTS": f"{mutants['passed']} of {len(mutants['rows'])} mutants caught "
+        f"({', '.join(r['name'] for r in mutants['rows'])}), in "
+        f"{mutants.get('seconds', 0) // 60} min {mutants.get('seconds', 0) % 60} s.",
     }
     text = TEMPLATE.read_text()
     missing = sorted(set(re.findall(r"@([A-Z_0-9]+)@", text)) - fields.keys())

@@ -80,10 +80,17 @@ class JudgeTest(unittest.TestCase):
         """The debug kernel's run has one row and no plain control."""
         patched = result("patched")
         patched.leaks = 0
-        rows = judge(patched, None, raw=None)
+        rows = judge(patched, None, raw=None, debug=True)
         self.assertEqual(len(rows), 1)
         self.assertEqual(rows[0][:2], ("a debug", True))
         self.assertTrue(rows[0][2].endswith("; kmemleak: 0 reports"))
+
+    def test_patched_alone(self) -> None:
+        """make mutants runs the patched (mutated) kernel alone: one row,
+        named for it, red on a violation."""
+        rows = judge(result("patched", {2: "board number 1, model 0"}), None,
+                     raw=None)
+        self.assertEqual([r[:2] for r in rows], [("a patched", False)])
 
 
 if __name__ == "__main__":

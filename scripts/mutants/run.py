@@ -1,0 +1,138 @@
+"""make mutants: apply each batch of mutations to a copy of the series and
+check that the test named for each mutant goes red.
+
+  mutants.run [--only NAME,...]
+
+The copy is a worktree of the series commit in build/mutants/linux; every
+stage runs there with BOARD_NUMBERS_BUILD=build/mutants, so its kernels
+(build/mutants/kunit, build/mutants/guest-patched) share ccache with the
+real ones and rebuild only what a batch changed. KUnit mutants are caught
+when their suite has a failing case; e2e mutants when their scenario's
+patched run breaks the model (or the kernel reports trouble); fault
+injection mutants when faults-DRIVER fails. A batch that does not build,
+or a catcher that does not run, is an error, not a catch. Prints one line
+per mutant and "mutants: N caught, M survived"; fails on a survivor.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+from lib import results
+from lib.common import BUILD, SCRIPTS, TREE, Failure, log, main_guard, run
+from mutants.catalog import BATCHES, Mutant, apply
+from series.kunit import cases
+
+HOME = BUILD / "mutants"
+COPY = HOME / "linux"
+
+
+def fresh_copy() -> None:
+    """The series commit, checked out afresh; files a batch did not touch
+    keep their times, so the next build is incremental."""
+    head = run(["git", "rev-parse", "series"], cwd=TREE, capture=True).stdout.strip()
+    if not (COPY / ".git").exists():
+        run(["git", "worktree", "prune"], cwd=TREE)
+        HOME.mkdir(parents=True, exist_ok=True)
+        run(["git", "worktree", "add", "-q", "--detach", str(COPY), head],
+            cwd=TREE, capture=True)
+    run(["git", "checkout", "-q", "--detach", "-f", head], cwd=COPY, capture=True)
+    run(["git", "reset", "-q", "--hard", head], cwd=COPY, capture=True)
+
+
+def stage(module: str, *args: str) -> int:
+    """Run a gate stage on the copy; its exit status (red is expected)."""
+    # CCACHE_BASEDIR too: compile commands relative to build/mutants are
+    # those of build/, so ccache hands back every object a batch left alone.
+    env = {"PYTHONPATH": str(SCRIPTS), "BOARD_NUMBERS_BUILD": str(HOME),
+           "CCACHE_BASEDIR": str(HOME)}
+    return run(["python3", "-m", module, *args], env=env, check=False).returncode
+
+
+def red_suites(report: Path) -> set[str]:
+    """The suites with a failing case in a kunit.py JSON report."""
+    if not report.is_file():
+        raise Failure("the mutated KUnit kernel did not build or boot: "
+                      f"no {report} (see the output above)")
+    failed = {name.split(".")[0] for name, status in
+              cases(json.loads(report.read_text())) if status not in ("PASS", "SKIP")}
+    return failed
+
+
+def red_rows(record: str) -> dict[str, str]:
+    """The failing rows of a stage the copy ran, by name."""
+    saved = results.read(HOME / "results" / f"{record}.json")
+    return {row["name"]: row["detail"] for row in saved["rows"] if not row["ok"]}
+
+
+def judge(batch: list[Mutant]) -> list[tuple[Mutant, bool, str]]:
+    verdicts = []
+    kinds = {m.kind for m in batch}
+    if "kunit" in kinds:
+        (HOME / "kunit-results.json").unlink(missing_ok=True)
+        stage("series.kunit")
+        red = red_suites(HOME / "kunit-results.json")
+        for m in batch:
+            verdicts.append((m, m.target in red,
+                             f"{m.target} red" if m.target in red else f"{m.target} green"))
+    scenarios = sorted({m.target for m in batch if m.kind == "e2e"})
+    if scenarios:
+        chosen = ",".join(scenarios)
+        (HOME / "results" / f"e2e-{chosen}.json").unlink(missing_ok=True)
+        # A few cycles are enough: every mutant breaks the first re-plug.
+        stage("e2e.run", "--scenarios", chosen, "--cycles", "4", "--no-raw",
+              "--flavours", "patched")
+        red = red_rows(f"e2e-{chosen}")
+        for m in batch:
+            if m.kind == "e2e":
+                row = f"{m.target} patched"
+                verdicts.append((m, row in red, red.get(row, f"scenario {m.target} passed")))
+    drivers = sorted({m.target for m in batch if m.kind == "faults"})
+    if drivers:
+        (HOME / "results" / "faults.json").unlink(missing_ok=True)
+        stage("reliability.faults", "--drivers", ",".join(drivers),
+              "--flavours", "patched")
+        red = red_rows("faults")
+        for m in batch:
+            if m.kind == "faults":
+                row = f"faults-{m.target} patched"
+                verdicts.append((m, row in red, red.get(row, f"{row} passed")))
+    return verdicts
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--only", help="comma-separated mutant names")
+    args = parser.parse_args()
+    only = set(args.only.split(",")) if args.only else None
+    batches = [[m for m in b if only is None or m.name in only] for b in BATCHES]
+    batches = [b for b in batches if b]
+    if only and sum(map(len, batches)) != len(only):
+        raise Failure(f"no such mutant among {sorted(only)}")
+    if not (TREE / ".git").exists():
+        raise Failure(f"no kernel tree at {TREE}: run make tree first")
+    rows: list[tuple[str, bool, str]] = []
+    began = time.monotonic()
+    for i, batch in enumerate(batches, 1):
+        log(f"mutants: batch {i} of {len(batches)}: "
+            + ", ".join(m.name for m in batch))
+        fresh_copy()
+        for m in batch:
+            apply(m, COPY)
+        for m, caught, detail in judge(batch):
+            line = f"{'caught' if caught else 'SURVIVED'}: {m.why}; {detail}"
+            print(f"mutants: {'CAUGHT  ' if caught else 'SURVIVED'} {m.name:36} "
+                  f"by {m.catcher}: {detail}", flush=True)
+            rows.append((m.name, caught, line))
+    fresh_copy()
+    caught = sum(1 for _, ok, _ in rows if ok)
+    results.save("mutants", rows, seconds=round(time.monotonic() - began))
+    print(f"mutants: {caught} caught, {len(rows) - caught} survived")
+    return 0 if caught == len(rows) else 1
+
+
+if __name__ == "__main__":
+    main_guard(main)

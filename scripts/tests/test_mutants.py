@@ -1,0 +1,104 @@
+"""make mutants' own logic: applying a mutation, the batches, the verdict
+read from a kunit.py report."""
+
+from __future__ import annotations
+
+import json
+import tempfile
+import unittest
+from pathlib import Path
+
+from lib.common import Failure
+from mutants.catalog import BATCHES, CatalogError, Mutant, apply, check_batches
+from mutants.run import red_suites
+
+
+def mutant(name: str = "m", path: str = "drivers/x.c", old: str = "a < b",
+           catcher: str = "kunit:x") -> Mutant:
+    return Mutant(name, "a rule", path, old, "a <= b", catcher)
+
+
+class ApplyTest(unittest.TestCase):
+    def setUp(self) -> None:
+        self.tmp = tempfile.TemporaryDirectory()
+        self.tree = Path(self.tmp.name)
+        (self.tree / "drivers").mkdir()
+
+    def tearDown(self) -> None:
+        self.tmp.cleanup()
+
+    def write(self, text: str) -> Path:
+        path = self.tree / "drivers" / "x.c"
+        path.write_text(text)
+        return path
+
+    def test_replaces_the_one_occurrence(self) -> None:
+        path = self.write("if (a < b)\n\treturn;\n")
+        apply(mutant(), self.tree)
+        self.assertEqual(path.read_text(), "if (a <= b)\n\treturn;\n")
+
+    def test_code_gone_is_an_error_and_the_file_is_left_alone(self) -> None:
+        path = self.write("if (a > b)\n")
+        with self.assertRaisesRegex(CatalogError, "occurs 0 times"):
+            apply(mutant(), self.tree)
+        self.assertEqual(path.read_text(), "if (a > b)\n")
+
+    def test_ambiguous_code_is_an_error(self) -> None:
+        self.write("a < b; a < b;\n")
+        with self.assertRaisesRegex(CatalogError, "occurs 2 times"):
+            apply(mutant(), self.tree)
+
+
+class BatchesTest(unittest.TestCase):
+    def test_catalog_is_consistent(self) -> None:
+        check_batches(BATCHES)
+        names = [m.name for b in BATCHES for m in b]
+        # Every rule the issue lists, in every converted driver where it
+        # says so: 21 lookups.
+        self.assertEqual(sum(n.endswith("-lookup-ignores-release") for n in names), 21)
+        for needed in ("devm_ida-never-freed", "e1000-counter", "e1000e-counter",
+                       "ne2k-pci-off-by-one", "e1000-reset-skipped",
+                       "e1000-reset-after-failed-probe"):
+            self.assertIn(needed, names)
+
+    def test_one_catcher_per_batch(self) -> None:
+        with self.assertRaisesRegex(CatalogError, "share a catcher"):
+            check_batches([[mutant("a", "x.c"), mutant("b", "y.c")]])
+
+    def test_one_file_per_batch(self) -> None:
+        with self.assertRaisesRegex(CatalogError, "share a path"):
+            check_batches([[mutant("a", catcher="kunit:x"),
+                            mutant("b", catcher="kunit:y")]])
+
+    def test_kunit_not_mixed_with_guests(self) -> None:
+        with self.assertRaisesRegex(CatalogError, "mixes"):
+            check_batches([[mutant("a", "x.c"), mutant("b", "y.c", catcher="e2e:a")]])
+
+    def test_names_once(self) -> None:
+        with self.assertRaisesRegex(CatalogError, "twice"):
+            check_batches([[mutant("a")], [mutant("a")]])
+
+
+class RedSuitesTest(unittest.TestCase):
+    def test_suites_with_a_failing_case(self) -> None:
+        report = {"name": "KUnit Test Group", "test_cases": [], "sub_groups": [
+            {"name": "devm_ida", "test_cases": [
+                {"name": "devm_ida_lowest_free", "status": "PASS"},
+                {"name": "devm_ida_release_then_reuse", "status": "FAIL"}]},
+            {"name": "tulip_options", "test_cases": [
+                {"name": "tulip_options_own_slot", "status": "PASS"}]},
+            {"name": "vortex_options", "test_cases": [
+                {"name": "vortex_options_reset", "status": "ERROR"}]},
+        ]}
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "kunit-results.json"
+            path.write_text(json.dumps(report))
+            self.assertEqual(red_suites(path), {"devm_ida", "vortex_options"})
+
+    def test_no_report_is_an_error_not_a_catch(self) -> None:
+        with self.assertRaisesRegex(Failure, "did not build or boot"):
+            red_suites(Path("/nonexistent/kunit-results.json"))
+
+
+if __name__ == "__main__":
+    unittest.main()
