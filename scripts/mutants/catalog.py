@@ -51,7 +51,13 @@ def apply(mutant: Mutant, tree: Path) -> None:
 
 
 ETH = "drivers/net/ethernet"
-SLOT_GIVEN = "return board < MAX_UNITS && !test_bit(board, p->released);"
+
+
+def slot_given(limit: str = "MAX_UNITS") -> str:
+    return f"return board < {limit} && !test_bit(board, p->released);"
+
+
+SLOT_GIVEN = slot_given()
 
 # The older drivers' lookups: file, the suite, and the line that decides
 # whether a slot's values still apply (the one shape every driver uses).
@@ -65,11 +71,12 @@ OLDER_DRIVERS = [
     ("natsemi", f"{ETH}/natsemi/natsemi.c", "natsemi_options", SLOT_GIVEN),
     ("fealnx", f"{ETH}/fealnx.c", "fealnx_options", SLOT_GIVEN),
     ("epic100", f"{ETH}/smsc/epic100.c", "epic_options", SLOT_GIVEN),
-    ("atl1e", f"{ETH}/atheros/atl1e/atl1e_param.c", "atl1e_options", SLOT_GIVEN),
-    ("atl1", f"{ETH}/atheros/atlx/atl1.c", "atl1_options", SLOT_GIVEN),
-    ("atl2", f"{ETH}/atheros/atlx/atl2.c", "atl2_options", SLOT_GIVEN),
+    ("atl1e", f"{ETH}/atheros/atl1e/atl1e_param.c", "atl1e_options",
+     slot_given("ATL1E_MAX_NIC")),
+    ("atl1", f"{ETH}/atheros/atlx/atl1.c", "atl1_options", slot_given("ATL1_MAX_NIC")),
+    ("atl2", f"{ETH}/atheros/atlx/atl2.c", "atl2_options", slot_given("ATL2_MAX_NIC")),
     ("via-velocity", f"{ETH}/via/via-velocity.c", "velocity_options", SLOT_GIVEN),
-    ("acenic", f"{ETH}/alteon/acenic.c", "ace_options", SLOT_GIVEN),
+    ("acenic", f"{ETH}/alteon/acenic.c", "ace_options", slot_given("ACE_MAX_MOD_PARMS")),
     ("yellowfin", f"{ETH}/packetengines/yellowfin.c", "yellowfin_options", SLOT_GIVEN),
     ("hamachi", f"{ETH}/packetengines/hamachi.c", "hamachi_options", SLOT_GIVEN),
     ("3c59x", f"{ETH}/3com/3c59x.c", "vortex_options", SLOT_GIVEN),

@@ -64,7 +64,7 @@ def in_base(identifier: str, files: list[str]) -> bool:
 def accepted(finding: str, files: list[str], name: str = "") -> str | None:
     """Why a finding does not fail the patch, or None when it does."""
     if FILE_PATH.match(finding):
-        new = added_files(name)
+        new = added_files(name) if name else []
         return ("the added files are covered by MAINTAINERS"
                 if new and all(covered(f) for f in new) else None)
     m = CAMELCASE.match(finding)

@@ -68,6 +68,33 @@ class AcceptedTest(unittest.TestCase):
         self.assertIn("UNKNOWN_COMMIT_ID", checkpatch.IGNORED)
 
 
+class FilePathTest(unittest.TestCase):
+    """FILE_PATH_CHANGES: accepted only when every file the patch adds is
+    covered by a MAINTAINERS entry beyond THE REST."""
+
+    FINDING = ("WARNING:FILE_PATH_CHANGES: added, moved or deleted file(s), "
+               "does MAINTAINERS need updating?")
+
+    def test_recorded_patch_added_files(self) -> None:
+        with mock.patch.object(checkpatch, "PATCHES", DATA):
+            self.assertEqual(checkpatch.added_files("sundance-kunit.patch"),
+                             ["drivers/net/ethernet/dlink/sundance_options_kunit.c"])
+
+    def test_covered_accepted(self) -> None:
+        with mock.patch.object(checkpatch, "PATCHES", DATA), \
+                mock.patch.object(checkpatch, "covered", return_value=True) as covered:
+            self.assertEqual(checkpatch.accepted(self.FINDING, FILES, "sundance-kunit.patch"),
+                             "the added files are covered by MAINTAINERS")
+        covered.assert_called_once_with(
+            "drivers/net/ethernet/dlink/sundance_options_kunit.c")
+
+    def test_uncovered_refused(self) -> None:
+        with mock.patch.object(checkpatch, "PATCHES", DATA), \
+                mock.patch.object(checkpatch, "covered", return_value=False):
+            self.assertIsNone(checkpatch.accepted(self.FINDING, FILES,
+                                                  "sundance-kunit.patch"))
+
+
 class InBaseTest(unittest.TestCase):
     """checkpatch.in_base() on a two-commit git repository standing in
     for build/linux: branch base, then a commit of the series."""
