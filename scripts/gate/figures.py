@@ -28,7 +28,7 @@ from lib.common import BUILD, REPO, log, main_guard
 OUT = REPO / "docs" / "figures.md"
 LOGS = BUILD / "logs"
 # Stages whose cases are listed one per row, in this order.
-LISTED = ["e2e", "reliability", "userspace", "kunit-debug"]
+LISTED = ["e2e", "reliability", "userspace", "kunit-debug", "mutants"]
 
 
 def cell(text: str) -> str:
