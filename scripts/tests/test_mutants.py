@@ -1,14 +1,18 @@
 """make mutants' own logic: applying a mutation, the batches, the verdict
-read from a kunit.py report."""
+read from a kunit.py report, and the run's last line and exit status."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import tempfile
 import unittest
 from pathlib import Path
+from unittest import mock
 
 from lib.common import Failure
+from mutants import run as mutants_run
 from mutants.catalog import BATCHES, CatalogError, Mutant, apply, check_batches
 from mutants.run import red_suites
 
@@ -98,6 +102,44 @@ class RedSuitesTest(unittest.TestCase):
     def test_no_report_is_an_error_not_a_catch(self) -> None:
         with self.assertRaisesRegex(Failure, "did not build or boot"):
             red_suites(Path("/nonexistent/kunit-results.json"))
+
+
+class MainTest(unittest.TestCase):
+    """The verdict line and the exit status, with the tree, the stages and
+    the results file stood in for."""
+
+    def run_main(self, caught: dict[str, bool]) -> tuple[int, str, list]:
+        batch = [mutant(name, f"drivers/{name}.c", catcher=f"kunit:{name}")
+                 for name in caught]
+        saved: list = []
+        with tempfile.TemporaryDirectory() as tmp, \
+                mock.patch.object(mutants_run, "TREE", Path(tmp)), \
+                mock.patch.object(mutants_run, "BATCHES", [batch]), \
+                mock.patch.object(mutants_run, "fresh_copy"), \
+                mock.patch.object(mutants_run, "apply"), \
+                mock.patch.object(mutants_run, "judge", side_effect=lambda b: [
+                    (m, caught[m.name], "red" if caught[m.name] else "green")
+                    for m in b]), \
+                mock.patch.object(mutants_run.results, "save",
+                                  side_effect=lambda *a, **k: saved.append(a)), \
+                mock.patch("sys.argv", ["mutants.run"]):
+            (Path(tmp) / ".git").mkdir()
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out):
+                code = mutants_run.main()
+        return code, out.getvalue(), saved
+
+    def test_all_caught(self) -> None:
+        code, out, saved = self.run_main({"a": True, "b": True})
+        self.assertEqual(code, 0)
+        self.assertTrue(out.rstrip().endswith("mutants: 2 caught, 0 survived"))
+        self.assertEqual([ok for _, ok, _ in saved[0][1]], [True, True])
+
+    def test_a_survivor_fails_the_run(self) -> None:
+        code, out, saved = self.run_main({"a": True, "b": False})
+        self.assertEqual(code, 1)
+        self.assertIn("SURVIVED b", out)
+        self.assertTrue(out.rstrip().endswith("mutants: 1 caught, 1 survived"))
 
 
 if __name__ == "__main__":
