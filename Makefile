@@ -3,24 +3,36 @@
 #   make demo        scenario a: one e1000 hot-plugged 100 times in QEMU, on
 #                    the patched and the plain kernel, with the plot
 #   make check       the pull-request gate (.ci/run): every stage and
-#                    scenario in a short form, each with its negative control
+#                    scenario in a short form, each with its negative
+#                    control, on both bases (6.12 and 7.3)
 # Both install what is missing on a Debian 12 machine.
+#
+# KERNEL=6.12 (the default for single targets) or KERNEL=7.3 picks the
+# base: Debian 12's linux-source-6.12 or Debian 13's linux-source-7.3,
+# patches/KERNEL/, build/KERNEL/. The gates run every base unless KERNEL
+# names one.
 #
 #   make check-full  the nightly gate: the same stages at full depth, KUnit
 #                    under the kernel's checkers, and make mutants
 #   make check-debug slow: e2e, a 1000-cycle soak and reliability runs on
 #                    the debug guest kernel (KASAN, kmemleak, lockdep, ...)
 #   make figures     docs/figures.md from the last gate's build/results/
-#   make cover-letter  patches/0000-cover-letter.patch's figures from the
-#                    last make check, To/Cc from get_maintainer.pl
+#   make cover-letter  each set's cover letter (patches/KERNEL/SET/) from
+#                    docs/cover-letters/ and the last make check-full,
+#                    To/Cc from get_maintainer.pl
+#   make send-prep   the sets as mail from you (git config user.name and
+#                    user.email) in build/KERNEL/outgoing/, b4-checked;
+#                    refuses the repository's placeholder identity
 #
 # Developer targets:
-#   make tree        unpack linux-source-6.12 into build/linux and apply the
-#                    series (FORCE=1 drops tree work that patches/ lacks)
-#   make export      write build/linux's commits back to patches/
+#   make tree        unpack the base's linux-source into build/KERNEL/linux
+#                    and apply its series (FORCE=1 drops tree work that
+#                    patches/ lacks)
+#   make export      write build/KERNEL/linux's commits back to
+#                    patches/KERNEL/, set by set
 #   make harness     the harness's own unit tests (seconds, no QEMU)
-#   make kunit | checkpatch | bisect | e2e | userspace | reliability
-#                    one stage (full depth)
+#   make kunit | checkpatch | patchwork | bisect | e2e | userspace |
+#   reliability      one stage on one base (full depth)
 #   make mutants     break the series on purpose, mutation by mutation
 #                    (scripts/mutants/catalog.py), and check that KUnit,
 #                    e2e or fault injection goes red for each
@@ -31,17 +43,20 @@ PYTHON := python3
 PY := PYTHONPATH=$(CURDIR)/scripts $(PYTHON) -m
 BOOT := bash scripts/bootstrap.sh &&
 
-.PHONY: check check-full check-debug figures cover-letter demo tree export \
-	harness kunit checkpatch bisect e2e userspace reliability mutants clean
+.PHONY: check check-full check-debug figures cover-letter send-prep demo tree \
+	export harness kunit checkpatch patchwork bisect e2e userspace reliability \
+	mutants clean
+
+BASES := $(if $(KERNEL),--bases $(KERNEL))
 
 check:
-	@$(BOOT) $(PY) gate.run --tier check
+	@$(BOOT) $(PY) gate.run --tier check $(BASES)
 
 check-full:
-	@$(BOOT) $(PY) gate.run --tier full
+	@$(BOOT) $(PY) gate.run --tier full $(BASES)
 
 check-debug:
-	@$(BOOT) $(PY) gate.run --tier debug
+	@$(BOOT) $(PY) gate.run --tier debug $(BASES)
 
 demo:
 	@$(BOOT) $(PY) lib.deps tree build e2e && $(PY) series.tree prepare \
@@ -61,6 +76,9 @@ kunit: tree
 
 checkpatch: tree
 	@$(PY) lib.deps checkpatch && $(PY) series.checkpatch
+
+patchwork: tree
+	@$(PY) series.patchwork
 
 bisect: tree
 	@$(PY) lib.deps build bisect && $(PY) series.bisect
@@ -82,6 +100,9 @@ figures:
 
 cover-letter: tree
 	@$(PY) series.cover_letter
+
+send-prep: tree
+	@$(PY) lib.deps send && $(PY) series.send_prep
 
 clean:
 	rm -rf build

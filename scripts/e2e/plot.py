@@ -6,7 +6,7 @@ import subprocess
 from pathlib import Path
 from typing import Any, Sequence
 
-from lib.common import Failure
+from lib.common import KERNEL, Failure
 
 
 def board_numbers(png: Path, patched: Sequence[Any], plain: Sequence[Any],
@@ -33,7 +33,7 @@ set key top left
 set grid
 set arrow from graph 0, first 32 to graph 1, first 32 nohead dashtype 2
 set label 'slot count (32)' at graph 0.02, first 34.5
-plot '{data}' using 1:3 with linespoints pt 7 ps 0.5 title 'plain 6.12', \\
+plot '{data}' using 1:3 with linespoints pt 7 ps 0.5 title 'plain {KERNEL}', \\
      '{data}' using 1:2 with linespoints pt 7 ps 0.5 title 'patched'
 """
     proc = subprocess.run(["gnuplot"], input=script, text=True,

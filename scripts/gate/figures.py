@@ -1,41 +1,45 @@
-"""Write docs/figures.md from the last gate run's build/results/.
+"""Write docs/figures.md from the last gate run's records.
 
   python3 -m gate.figures   (make figures)
 
 The document has one section per kind of run: make check, make
 check-full or make check-debug, each with a warm or a cold ccache.
 This writes the section of the last gate run from the records it left
-(lib/results.py) and its stage logs in build/logs/: the stage table
-with times, ccache's hits and misses (which tell warm from cold), the
-kernel builds' times, and each stage's cases with their details. The
+(build/gate/gate.json, each base's build/BASE/results/, lib/results.py)
+and its stage logs in build/BASE/logs/: the stage table with times,
+ccache's hits and misses (which tell warm from cold), the kernel
+builds' times, and each stage's cases with their details, per base. The
 other sections stay as they are, unless they are of another version of
 the series, which drops them. Records of another version of the series,
 or of a run that failed, are refused, so that no figure in the
 repository is older than the series it describes. With
-BOARD_NUMBERS_BUILD=DIR the run is read from another build directory
-(a cold run made in a clean root, say).
+BOARD_NUMBERS_ROOT=DIR the run is read from another build/ (a cold run
+made in a clean root, say).
 """
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 from typing import Any
 
 from lib import results
-from lib.common import BUILD, REPO, log, main_guard
+from lib.common import BUILD_ROOT, REPO, Failure, log, main_guard
 
 OUT = REPO / "docs" / "figures.md"
-LOGS = BUILD / "logs"
+RECORD = BUILD_ROOT / "gate" / "gate.json"
 # Stages whose cases are listed one per row, in this order.
 LISTED = ["e2e", "reliability", "userspace", "kunit-debug", "mutants"]
+COUNTED = {"checkpatch": "patches", "patchwork": "sets and patches",
+           "bisect": "patches"}
 
 
 def cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
-def build_times(logs: Path) -> list[tuple[str, str]]:
+def build_times(logs: Path, base: str) -> list[tuple[str, str]]:
     """(kernel, what its build took) from the stage logs: kunit.py's
     "Elapsed time" line and the guest kernels' "ready in" lines."""
     found = []
@@ -45,13 +49,13 @@ def build_times(logs: Path) -> list[tuple[str, str]]:
         m = re.search(r"Elapsed time: ([\d.]+)s total, ([\d.]+)s configuring, "
                       r"([\d.]+)s building, ([\d.]+)s running", text)
         if m:
-            found.append((f"build/{name} (kunit.py)",
+            found.append((f"build/{base}/{name} (kunit.py)",
                           f"{float(m.group(3)):.0f} s building, "
                           f"{float(m.group(4)):.0f} s running the tests"))
     path = logs / "guest-kernels.log"
     text = path.read_text(errors="replace") if path.is_file() else ""
     for m in re.finditer(r"==> (\S+)/arch/x86/boot/bzImage ready in (\d+)s", text):
-        found.append((m.group(1), f"{m.group(2)} s"))
+        found.append((re.sub(r"^.*?/build/", "build/", m.group(1)), f"{m.group(2)} s"))
     return found
 
 
@@ -67,7 +71,7 @@ Written by `make figures` from the last gate run of each kind
 """
 ORDER = ["make check, warm ccache", "make check, cold", "make check-full, warm ccache",
          "make check-full, cold", "make check-debug, warm ccache", "make check-debug, cold"]
-TREE_LINE = re.compile(r"^- series commit \w+ \(tree (\w+)\)", re.M)
+TREE_LINE = re.compile(r"^- series trees (.+)$", re.M)
 
 
 def title(gate: dict[str, Any]) -> str:
@@ -86,22 +90,29 @@ def merge(old: str, section: str, name: str, tree: str) -> str:
     for chunk in re.split(r"^(?=## )", old, flags=re.M)[1:]:
         heading = chunk.splitlines()[0][3:].strip()
         m = TREE_LINE.search(chunk)
-        if m and tree.startswith(m.group(1)):
+        if m and m.group(1) == tree:
             sections[heading] = chunk.rstrip() + "\n"
     sections[name] = section
     keys = sorted(sections, key=lambda k: ORDER.index(k) if k in ORDER else len(ORDER))
     return HEADER + "".join("\n" + sections[k] for k in keys)
 
 
-def render(gate: dict[str, Any], stages: dict[str, dict[str, Any]],
+def trees_line(gate: dict[str, Any]) -> str:
+    """The series trees of the run's bases: which series it counted."""
+    return ", ".join(f"{base} {ids['tree'][:12]}"
+                     for base, ids in sorted(gate["series"].items()))
+
+
+def render(gate: dict[str, Any], stages: dict[tuple[str, str], dict[str, Any]],
            builds: list[tuple[str, str]]) -> str:
     ccache = gate.get("ccache", {})
     lines = [
         f"## {title(gate)}",
         "",
-        f"- finished {gate['finished']}, {minutes(int(gate['seconds']))} in all",
-        f"- series commit {gate['series'][:12]} (tree {gate['tree'][:12]}), "
-        f"gate of repository commit {gate.get('repository', '?')}",
+        f"- finished {gate['finished']}, {minutes(int(gate['seconds']))} in all, "
+        f"bases {', '.join(gate['bases'])}",
+        f"- series trees {trees_line(gate)}",
+        f"- gate of repository commit {gate.get('repository', '?')}",
         f"- ccache during the run: {ccache.get('hits', '?')} hits, "
         f"{ccache.get('misses', '?')} misses",
         "",
@@ -109,50 +120,62 @@ def render(gate: dict[str, Any], stages: dict[str, dict[str, Any]],
         "",
         "| stage | base | passed | failed | time |",
         "|---|---|---|---|---|",
-        f"| setup (packages, tree) | | | | {gate.get('setup_seconds', '?')} s |",
+        f"| setup (packages, trees) | | | | {gate.get('setup_seconds', '?')} s |",
     ]
     for stage in gate.get("stages", []):
         if stage.get("skip"):
-            lines.append(f"| {stage['name']} | – | – | – | skipped: {cell(stage['skip'])} |")
+            lines.append(f"| {stage['name']} | {stage['base'] or '–'} | – | – | "
+                         f"skipped: {cell(stage['skip'])} |")
         else:
-            lines.append(f"| {stage['name']} | {stage['base']} | {stage['passed']} | "
-                         f"{stage['failed']} | {stage['seconds']} s |")
+            lines.append(f"| {stage['name']} | {stage['release'] or '–'} | "
+                         f"{stage['passed']} | {stage['failed']} | {stage['seconds']} s |")
     if builds:
         lines += ["", "### Kernel builds", "", "| kernel | time |", "|---|---|"]
         lines += [f"| {name} | {took} |" for name, took in builds]
-    kunit = stages.get("kunit")
-    if kunit:
-        lines += ["", "### KUnit", "",
-                  f"{kunit['passed']} of {len(kunit['rows'])} cases pass in "
-                  f"{len(kunit.get('suites', []))} suites: "
-                  + ", ".join(f"`{s}`" for s in kunit.get("suites", [])) + "."]
-    for name in ("checkpatch", "bisect"):
-        record = stages.get(name)
-        if record:
-            lines += ["", f"### {name}", "",
-                      f"{record['passed']} of {len(record['rows'])} patches pass."]
+    for base in gate["bases"]:
+        kunit = stages.get(("kunit", base))
+        if kunit:
+            lines += ["", f"### KUnit on {base}", "",
+                      f"{kunit['passed']} of {len(kunit['rows'])} cases pass in "
+                      f"{len(kunit.get('suites', []))} suites: "
+                      + ", ".join(f"`{s}`" for s in kunit.get("suites", [])) + "."]
+    for name, what in COUNTED.items():
+        for base in gate["bases"]:
+            record = stages.get((name, base))
+            if record:
+                lines += ["", f"### {name} on {base}", "",
+                          f"{record['passed']} of {len(record['rows'])} {what} pass."]
     for name in LISTED:
-        record = stages.get(name)
-        if not record:
-            continue
-        lines += ["", f"### {name}", "", "| case | result | detail |", "|---|---|---|"]
-        lines += [f"| {cell(r['name'])} | {'pass' if r['ok'] else 'FAIL'} | "
-                  f"{cell(r['detail'])} |" for r in record["rows"]]
+        for base in gate["bases"]:
+            record = stages.get((name, base))
+            if not record:
+                continue
+            lines += ["", f"### {name} on {base}", "", "| case | result | detail |",
+                      "|---|---|---|"]
+            lines += [f"| {cell(r['name'])} | {'pass' if r['ok'] else 'FAIL'} | "
+                      f"{cell(r['detail'])} |" for r in record["rows"]]
     return "\n".join(lines) + "\n"
 
 
 def main() -> int:
-    gate = results.load("gate")
-    stages = {}
+    try:
+        gate = json.loads(RECORD.read_text())
+    except (OSError, ValueError) as err:
+        raise Failure(f"no gate record {RECORD} ({err}): run the gate first") from err
+    if gate.get("failed"):
+        raise Failure(f"{RECORD}: {gate['failed']} failed; figures come from a "
+                      "passing run")
+    stages: dict[tuple[str, str], dict[str, Any]] = {}
     for stage in gate.get("stages", []):
-        if stage.get("skip") or stage["name"] == "guest-kernels":
+        if stage.get("skip") or stage["name"] in ("guest-kernels", "harness"):
             continue
-        name = {"soak-debug": "e2e-debug-soak",
-                "rel-debug": "reliability-debug"}.get(stage["name"], stage["name"])
-        stages[stage["name"]] = results.load(name)
-    section = render(gate, stages, build_times(LOGS))
+        stages[(stage["name"], stage["base"])] = results.load(stage["result"],
+                                                              stage["base"])
+    builds = [item for base in gate["bases"]
+              for item in build_times(BUILD_ROOT / base / "logs", base)]
+    section = render(gate, stages, builds)
     old = OUT.read_text() if OUT.is_file() else ""
-    OUT.write_text(merge(old, section, title(gate), gate["tree"]))
+    OUT.write_text(merge(old, section, title(gate), trees_line(gate)))
     log(f"wrote the section \"{title(gate)}\" of {OUT.relative_to(REPO)}, "
         f"from the run finished {gate['finished']}")
     return 0
@@ -160,4 +183,3 @@ def main() -> int:
 
 if __name__ == "__main__":
     main_guard(main)
-

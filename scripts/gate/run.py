@@ -1,16 +1,21 @@
 """The test gate: "make check" (.ci/run), "make check-full", "make check-debug".
 
-  gate.run [--tier check|full|debug]
+  gate.run [--tier check|full|debug] [--bases 6.12,7.3]
 
-Installs what is missing, prepares the tree from Debian's package, runs
-the harness's own tests, then every stage, and counts its cases:
+Installs what is missing, prepares the tree of each base (lib.common's
+BASES: Debian 12's linux-source-6.12 and Debian 13's linux-source-7.3)
+from Debian's package, runs the harness's own tests, then every stage on
+every base it runs on (ONLY), and counts its cases:
 
   harness      unit tests of the harness itself (model, console, QMP,
                checkpatch rules, bisect delta, cover letter): no QEMU
-  checkpatch   checkpatch.pl --strict on each patch
+  checkpatch   checkpatch.pl --strict --codespell, 80 columns, on each
+               patch
+  patchwork    the other checks netdev's patchwork runs, per set and
+               patch: set length, subject prefix, Fixes:, Signed-off-by:
   kunit        every KUnit case of the series, kunit.py on QEMU x86_64
-  bisect       each prefix of the series builds, with no new W=1, sparse
-               or kernel-doc warning
+  bisect       each prefix of the series builds with gcc and clang, with
+               no new W=1, sparse or kernel-doc warning
   kunit-debug  the KUnit cases under KASAN, kmemleak, lockdep and the
                object checks (kunit/debug.kunitconfig)
   guest-kernels  the patched and the plain guest kernel (one case: the
@@ -46,16 +51,18 @@ run starts early. The bisect stage walks the series in a worktree of
 its own and guest kernels are built under a lock, so stages that run
 side by side share nothing they change.
 
-Each stage's output goes to build/logs/STAGE.log and, prefixed with the
-stage's name, to this output. Every stage saves its cases in
-build/results/STAGE.json (lib/results.py); from them the gate writes
-build/results/gate.ktap and counts. The last line is "N passed, N
-failed"; the exit status is non-zero when anything failed.
+Each stage's output goes to build/BASE/logs/STAGE.log and, prefixed
+with the stage's name and base, to this output. Every stage saves its
+cases in build/BASE/results/STAGE.json (lib/results.py); from them the
+gate writes build/gate/gate.ktap and build/gate/gate.json, and counts.
+The last line is "N passed, N failed"; the exit status is non-zero when
+anything failed.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import subprocess
@@ -63,13 +70,15 @@ import sys
 import threading
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from gate import ktap
 from lib import results
-from lib.common import BUILD, REPO, SCRIPTS, Failure, main_guard
+from lib.common import BASES, BUILD_ROOT, REPO, SCRIPTS, Failure, main_guard
 
-LOGS = BUILD / "logs"
-KTAP = results.DIR / "gate.ktap"
+GATE = BUILD_ROOT / "gate"
+KTAP = GATE / "gate.ktap"
+RECORD = GATE / "gate.json"
 
 
 @dataclass(frozen=True)
@@ -77,16 +86,41 @@ class Stage:
     name: str
     module: str  # run as "python3 -m MODULE ARGS"
     args: dict[str, tuple[str, ...]]  # per tier; a tier missing runs none
-    after: str = ""  # the stage it needs done first
-    result: str = ""  # its build/results/ name, if not its own name
+    after: str = ""  # the stage it needs done first (on the same base)
+    result: str = ""  # its build/BASE/results/ name, if not its own name
     skip: str = ""  # why a tier that leaves it out does so
+    only: str = ""  # the one base it runs on, if not every base
+    why_only: str = ""  # why not on the other bases
 
+
+@dataclass(frozen=True)
+class Job:
+    """A stage on one base: what a worker runs."""
+    stage: Stage
+    base: str
+
+    @property
+    def key(self) -> str:
+        return f"{self.stage.name}@{self.base}" if self.base else self.stage.name
+
+    @property
+    def after(self) -> str:
+        return f"{self.stage.after}@{self.base}" if self.stage.after else ""
+
+
+# The base the sets are sent upstream against: the stages that run on
+# one base only run there.
+UPSTREAM = next(name for name, base in BASES.items() if base.upstream)
+ONE_BASE = (f"on {UPSTREAM} only, the base the sets are sent against: the "
+            "series is the same code on both bases, and these guest runs "
+            "are the gate's longest")
 
 # In the order the workers take them, each the first one that is ready:
 # the guest kernels first (every guest run needs them), checkpatch and
 # KUnit beside them, then the guest runs, longest first, as soon as the
 # guest kernels are there, and the long builds (bisect, kunit-debug) on
-# whichever worker is free of them.
+# whichever worker is free of them. Each stage runs on every base (the
+# bases in turn) unless it names one.
 GUESTS = "guest-kernels"
 STAGES = [
     Stage(GUESTS, "guest.kernel",
@@ -94,23 +128,26 @@ STAGES = [
            "full": ("--flavour", "patched,plain"),
            "debug": ("--flavour", "patched", "--variant", "debug")}),
     Stage("checkpatch", "series.checkpatch", {"check": (), "full": ()}),
+    Stage("patchwork", "series.patchwork", {"check": (), "full": ()}),
     Stage("kunit", "series.kunit", {"check": (), "full": ()}),
     Stage("reliability", "reliability.run", {"check": ("--short",), "full": ()},
-          after=GUESTS),
+          after=GUESTS, only=UPSTREAM, why_only=ONE_BASE),
     Stage("e2e", "e2e.run",
           {"check": ("--cycles", "20", "--steps", "40", "--no-raw"), "full": ()},
           after=GUESTS),
     Stage("userspace", "userspace.run", {"check": ("--replugs", "10"), "full": ()},
-          after=GUESTS),
+          after=GUESTS, only=UPSTREAM, why_only=ONE_BASE),
     Stage("bisect", "series.bisect", {"check": (), "full": ()}),
     # After KUnit and the guest kernels, whose objects its builds reuse.
     Stage("mutants", "mutants.run", {"full": ()}, after="kunit",
           skip="make check-full only: one KUnit and three guest kernel builds "
           "of mutated trees, and their runs, take longer than make check's "
-          "10-minute budget leaves"),
+          "budget leaves", only=UPSTREAM,
+          why_only=f"on {UPSTREAM} only: each mutant is a rule of the "
+          "contract broken in the shared code, the same on both bases"),
     Stage("kunit-debug", "series.kunit", {"full": ("--variant", "debug")},
           skip="make check-full only: its cold build alone (KASAN, lockdep) "
-          "takes a large part of make check's 30-minute cold budget"),
+          "takes a large part of make check's cold budget"),
     Stage("soak-debug", "e2e.run",
           {"debug": ("--variant", "debug", "--scenarios", "soak")},
           after=GUESTS, result="e2e-debug-soak"),
@@ -126,20 +163,28 @@ SETUP["full"] = SETUP["check"]
 HARNESS = Stage("harness", "tests", {"check": (), "full": (), "debug": ()})
 
 
+def jobs(tier: str, bases: list[str]) -> list[Job]:
+    """The stages of @tier on @bases, in the order the workers take them:
+    stage by stage, each on every base it runs on."""
+    return [Job(stage, base) for stage in STAGES if tier in stage.args
+            for base in bases if not stage.only or stage.only == base]
+
+
 @dataclass
 class Outcome:
-    stage: Stage
+    job: Job
     code: int = 0
     seconds: float = 0.0
     verdict: ktap.StageVerdict = field(default_factory=lambda: ktap.StageVerdict(""))
 
 
 class Gate:
-    def __init__(self, tier: str) -> None:
+    def __init__(self, tier: str, bases: list[str] | None = None) -> None:
         self.tier = tier
+        self.bases = bases or list(BASES)
         self.started = time.time()
         self.print_lock = threading.Lock()
-        self.setup_seconds = 0.0  # packages and the tree, before any stage
+        self.setup_seconds = 0.0  # packages and the trees, before any stage
         self.env = dict(os.environ, PYTHONPATH=str(SCRIPTS),
                         BOARD_NUMBERS_TIER=tier, PYTHONUNBUFFERED="1")
 
@@ -147,78 +192,87 @@ class Gate:
         with self.print_lock:
             print(line, flush=True)
 
-    def run_stage(self, stage: Stage) -> Outcome:
-        """Run @stage, its output to its log and, prefixed, to ours."""
-        LOGS.mkdir(parents=True, exist_ok=True)
+    def run_stage(self, job: Job) -> Outcome:
+        """Run @job, its output to its log and, prefixed, to ours."""
+        stage = job.stage
+        logs = BUILD_ROOT / (job.base or "gate") / "logs"
+        logs.mkdir(parents=True, exist_ok=True)
         args = stage.args[self.tier]
-        self.say(f"==> stage {stage.name}: python3 -m {stage.module} {' '.join(args)}")
+        # The harness, on no base, saves its record with the first base's.
+        env = dict(self.env, KERNEL=job.base or self.bases[0])
+        self.say(f"==> stage {job.key}: python3 -m {stage.module} {' '.join(args)}")
         began = time.monotonic()
-        with open(LOGS / f"{stage.name}.log", "w", encoding="utf-8") as log_file:
+        with open(logs / f"{stage.name}.log", "w", encoding="utf-8") as log_file:
             proc = subprocess.Popen([sys.executable, "-m", stage.module, *args],
-                                    cwd=REPO, env=self.env, text=True,
+                                    cwd=REPO, env=env, text=True,
                                     errors="replace", stdout=subprocess.PIPE,
                                     stderr=subprocess.STDOUT)
             assert proc.stdout is not None
             for line in proc.stdout:
                 log_file.write(line)
-                self.say(f"[{stage.name}] {line.rstrip()}")
+                self.say(f"[{job.key}] {line.rstrip()}")
             code = proc.wait()
-        outcome = Outcome(stage, code, time.monotonic() - began)
-        outcome.verdict = self.verdict(stage, code)
-        self.say(f"==> stage {stage.name} done in {outcome.seconds:.0f}s: "
+        outcome = Outcome(job, code, time.monotonic() - began)
+        outcome.verdict = self.verdict(job, code, logs)
+        self.say(f"==> stage {job.key} done in {outcome.seconds:.0f}s: "
                  f"{outcome.verdict.passed} passed, {outcome.verdict.failed} failed")
         return outcome
 
-    def verdict(self, stage: Stage, code: int) -> ktap.StageVerdict:
-        """@stage's cases from the results it saved in this run; a stage
+    def verdict(self, job: Job, code: int, logs: Path) -> ktap.StageVerdict:
+        """@job's cases from the results it saved in this run; a stage
         that broke before saving, or failed with no failing case, gets a
         failing case that says so."""
-        verdict = ktap.StageVerdict(stage.name, base=base_release())
-        path = results.DIR / f"{stage.result or stage.name}.json"
+        stage = job.stage
+        verdict = ktap.StageVerdict(job.key, base=base_release(job.base))
+        path = BUILD_ROOT / (job.base or "gate") / "results" / \
+            f"{stage.result or stage.name}.json"
+        log_path = logs / f"{stage.name}.log"
         if stage.module == "guest.kernel":
             # A build step: one case, whether it worked.
             verdict.rows = [("build", code == 0, "built" if code == 0 else
-                             f"exit {code}, see {LOGS / stage.name}.log")]
+                             f"exit {code}, see {log_path}")]
             return verdict
+        if stage is HARNESS:
+            path = BUILD_ROOT / self.bases[0] / "results" / "harness.json"
         if path.is_file() and path.stat().st_mtime >= self.started:
             record = results.read(path)
             verdict.rows = [(r["name"], r["ok"], r["detail"]) for r in record["rows"]]
         if code != 0 and verdict.failed == 0:
             verdict.rows.append((f"{stage.name} exit status", False,
                                  f"exit {code} without a failing case; see "
-                                 f"{LOGS / stage.name}.log"))
+                                 f"{log_path}"))
         elif not verdict.rows:
             verdict.rows.append((f"{stage.name} results", False,
                                  f"no results saved in {path}"))
         return verdict
 
-    def worker(self, todo: list[Stage], finished: dict[str, Outcome],
+    def worker(self, todo: list[Job], finished: dict[str, Outcome],
                ready: threading.Condition) -> None:
-        """Run the first stage of @todo whose predecessor is in
-        @finished, until @todo is empty."""
+        """Run the first job of @todo whose predecessor is in @finished,
+        until @todo is empty."""
         while True:
             with ready:
                 while True:
                     if not todo:
                         return
-                    stage = next((s for s in todo if not s.after or s.after in finished),
-                                 None)
-                    if stage:
-                        todo.remove(stage)
+                    job = next((j for j in todo if not j.after or j.after in finished),
+                               None)
+                    if job:
+                        todo.remove(job)
                         break
                     ready.wait()
             try:
-                outcome = self.run_stage(stage)
+                outcome = self.run_stage(job)
             except Exception as err:  # noqa: BLE001 - the gate must go on and count it
-                outcome = Outcome(stage, 1, verdict=ktap.StageVerdict(
-                    stage.name, [(f"{stage.name} harness error", False, repr(err))]))
-                self.say(f"==> stage {stage.name} broke: {err!r}")
+                outcome = Outcome(job, 1, verdict=ktap.StageVerdict(
+                    job.key, [(f"{job.stage.name} harness error", False, repr(err))]))
+                self.say(f"==> stage {job.key} broke: {err!r}")
             with ready:
-                finished[stage.name] = outcome
+                finished[job.key] = outcome
                 ready.notify_all()
 
-    def schedule(self, todo: list[Stage], workers: int = 2) -> dict[str, Outcome]:
-        """Run the stages of @todo on @workers workers; their outcomes."""
+    def schedule(self, todo: list[Job], workers: int = 2) -> dict[str, Outcome]:
+        """Run the jobs of @todo on @workers workers; their outcomes."""
         finished: dict[str, Outcome] = {}
         ready = threading.Condition()
         threads = [threading.Thread(target=self.worker, args=(todo, finished, ready))
@@ -229,24 +283,37 @@ class Gate:
             thread.join()
         return finished
 
-    def run(self) -> list[Outcome]:
+    def setup(self) -> None:
+        """Packages and the tree of every base."""
         began = time.monotonic()
-        for step in SETUP[self.tier]:
-            self.say(f"==> {' '.join(step)}")
-            code = subprocess.run([sys.executable, "-m", *step], cwd=REPO,
-                                  env=self.env, check=False).returncode
-            if code != 0:
-                raise Failure(f"{step[0]} failed; nothing was tested\n"
-                              "0 passed, 1 failed")
+        for base in self.bases:
+            for step in SETUP[self.tier]:
+                self.say(f"==> [{base}] {' '.join(step)}")
+                code = subprocess.run([sys.executable, "-m", *step], cwd=REPO,
+                                      env=dict(self.env, KERNEL=base),
+                                      check=False).returncode
+                if code != 0:
+                    raise Failure(f"{step[0]} failed on {base}; nothing was tested\n"
+                                  "0 passed, 1 failed")
         self.setup_seconds = time.monotonic() - began
-        outcomes = [self.run_stage(HARNESS)]
-        finished = self.schedule([s for s in STAGES if self.tier in s.args])
+
+    def run(self) -> list[Outcome]:
+        self.setup()
+        outcomes = [self.run_stage(Job(HARNESS, ""))]
+        finished = self.schedule(jobs(self.tier, self.bases))
         for stage in STAGES:
-            if stage.name in finished:
-                outcomes.append(finished[stage.name])
-            elif stage.skip and self.tier != "debug":
-                outcomes.append(Outcome(stage, verdict=ktap.StageVerdict(
-                    stage.name, skip=stage.skip)))
+            for base in self.bases:
+                key = Job(stage, base).key
+                if key in finished:
+                    outcomes.append(finished[key])
+                elif self.tier == "debug" or (stage.only and stage.only not in self.bases):
+                    continue
+                elif stage.only and stage.only != base and self.tier in stage.args:
+                    outcomes.append(Outcome(Job(stage, base), verdict=ktap.StageVerdict(
+                        key, skip=stage.why_only)))
+                elif stage.skip and self.tier not in stage.args:
+                    outcomes.append(Outcome(Job(stage, base), verdict=ktap.StageVerdict(
+                        key, skip=stage.skip)))
         return outcomes
 
 
@@ -264,23 +331,40 @@ def ccache_counts() -> dict[str, int]:
             "misses": count("cache_miss")}
 
 
-def base_release() -> str:
-    """The kernel release the tree was unpacked from (series.tree's state)."""
-    from series import tree  # the tree module needs the tree's paths only
-    return str(tree.load_state().get("version", "?"))
+def base_release(base: str) -> str:
+    """The kernel release @base's tree was unpacked from (series.tree's
+    state), "" for the harness."""
+    if not base:
+        return ""
+    try:
+        state = json.loads((BUILD_ROOT / base / "linux" / ".git" /
+                            "board-numbers-state.json").read_text())
+    except (OSError, ValueError):
+        return base
+    return str(state.get("version", base))
 
 
 def table(outcomes: list[Outcome], setup: float) -> str:
-    lines = ["stage          base        passed  failed   time",
-             f"{'setup':14} {'':10} {'':7} {'':7} {setup:5.0f}s  (packages, tree)"]
+    lines = ["stage               base        passed  failed   time",
+             f"{'setup':19} {'':10} {'':7} {'':7} {setup:5.0f}s  (packages, trees)"]
     for o in outcomes:
         v = o.verdict
+        name = o.job.stage.name
         if v.skip:
-            lines.append(f"{o.stage.name:14} {'-':10} {'-':>7} {'-':>7}  skipped: {v.skip}")
+            lines.append(f"{name:19} {o.job.base or '-':10} {'-':>7} {'-':>7}  "
+                         f"skipped: {v.skip}")
             continue
-        lines.append(f"{o.stage.name:14} {v.base:10} {v.passed:7} {v.failed:7} "
+        lines.append(f"{name:19} {v.base or '-':10} {v.passed:7} {v.failed:7} "
                      f"{o.seconds:5.0f}s")
     return "\n".join(lines)
+
+
+def series_commits(bases: list[str]) -> dict[str, dict[str, str]]:
+    """Each base's series commit and tree: which series the gate counted."""
+    return {base: {"series": results.series_commit(tree=BUILD_ROOT / base / "linux"),
+                   "tree": results.series_commit("series^{tree}",
+                                                 BUILD_ROOT / base / "linux")}
+            for base in bases}
 
 
 def main() -> int:
@@ -288,40 +372,49 @@ def main() -> int:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--tier", choices=["check", "full", "debug"],
                         default="check")
+    parser.add_argument("--bases", default=",".join(BASES),
+                        help="comma-separated bases (default: all of them)")
     args = parser.parse_args()
+    bases = [b for b in args.bases.split(",") if b]
+    unknown = [b for b in bases if b not in BASES]
+    if unknown or not bases:
+        raise Failure(f"unknown base(s) {unknown}; bases: {', '.join(BASES)}")
     start = time.monotonic()
-    gate = Gate(args.tier)
+    gate = Gate(args.tier, bases)
     before = ccache_counts()
     outcomes = gate.run()
     after = ccache_counts()
     compiled = {key: after[key] - before[key] for key in after}
-    KTAP.parent.mkdir(parents=True, exist_ok=True)
+    GATE.mkdir(parents=True, exist_ok=True)
     KTAP.write_text(ktap.document([o.verdict for o in outcomes]))
     passed = sum(o.verdict.passed for o in outcomes)
     failed = sum(o.verdict.failed for o in outcomes)
     total = time.monotonic() - start
-    # The gate's own record, for make figures: which tier, how long each
-    # stage took and what it counted.
-    results.save("gate", [(o.stage.name, not o.verdict.failed,
-                           o.verdict.skip or f"{o.seconds:.0f}s")
-                          for o in outcomes],
-                 gate_tier=args.tier, seconds=round(total), ccache=compiled,
-                 setup_seconds=round(gate.setup_seconds),
-                 # The repository's own commit: which gate counted this.
-                 repository=subprocess.run(["git", "rev-parse", "--short=12", "HEAD"],
-                                           cwd=REPO, capture_output=True, text=True,
-                                           check=False).stdout.strip() or "unknown",
-                 stages=[{"name": o.stage.name,
-                          "base": o.verdict.base, "seconds": round(o.seconds),
-                          "passed": o.verdict.passed, "failed": o.verdict.failed,
-                          "skip": o.verdict.skip} for o in outcomes])
+    # The gate's own record, for make figures: which tier and bases, how
+    # long each stage took and what it counted.
+    RECORD.write_text(json.dumps({
+        "stage": "gate", "gate_tier": args.tier, "bases": bases,
+        "finished": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
+        "seconds": round(total), "ccache": compiled,
+        "setup_seconds": round(gate.setup_seconds),
+        "passed": passed, "failed": failed,
+        "series": series_commits(bases),
+        # The repository's own commit: which gate counted this.
+        "repository": subprocess.run(["git", "rev-parse", "--short=12", "HEAD"],
+                                     cwd=REPO, capture_output=True, text=True,
+                                     check=False).stdout.strip() or "unknown",
+        "stages": [{"name": o.job.stage.name, "base": o.job.base,
+                    "release": o.verdict.base, "seconds": round(o.seconds),
+                    "passed": o.verdict.passed, "failed": o.verdict.failed,
+                    "result": o.job.stage.result or o.job.stage.name,
+                    "skip": o.verdict.skip} for o in outcomes]}, indent=1))
     print()
     print(table(outcomes, gate.setup_seconds))
-    print(f"total time {total:.0f}s ({args.tier} tier); ccache "
-          f"{compiled['hits']} hits, {compiled['misses']} misses; "
-          f"KTAP: {KTAP.relative_to(REPO)}")
-    log_lines = [f"{o.stage.name}: {LOGS / o.stage.name}.log"
-                 for o in outcomes if o.verdict.failed]
+    print(f"total time {total:.0f}s ({args.tier} tier, bases {', '.join(bases)}); "
+          f"ccache {compiled['hits']} hits, {compiled['misses']} misses; "
+          f"KTAP: {KTAP.relative_to(REPO) if KTAP.is_relative_to(REPO) else KTAP}")
+    log_lines = [f"{o.job.key}: {BUILD_ROOT / (o.job.base or 'gate')}/logs/"
+                 f"{o.job.stage.name}.log" for o in outcomes if o.verdict.failed]
     if log_lines:
         print("logs of failed stages:\n  " + "\n  ".join(log_lines))
     print(f"{passed} passed, {failed} failed")
@@ -330,4 +423,3 @@ def main() -> int:
 
 if __name__ == "__main__":
     main_guard(main)
-

@@ -14,14 +14,45 @@ import re
 import shlex
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
 REPO = Path(__file__).resolve().parents[2]
 SCRIPTS = REPO / "scripts"
-BUILD = Path(os.environ.get("BOARD_NUMBERS_BUILD", REPO / "build"))
+
+
+@dataclass(frozen=True)
+class Base:
+    """A kernel the series is kept for: a Debian package of its source."""
+
+    name: str  # "7.3": make's KERNEL=, patches/7.3/, build/7.3/
+    package: str  # the Debian package that installs the tarball
+    suite: str  # the apt suite it comes from ("" for Debian 12's own)
+    upstream: bool  # the sets as sent upstream (netdev's 15-patch limit)
+    role: str  # what the series on this base is for
+
+
+# The default stays the base every target ran on before 7.3 existed.
+BASES = {
+    "6.12": Base("6.12", "linux-source-6.12", "", False,
+                 "Debian 12's kernel: the distribution backport of the sets"),
+    "7.3": Base("7.3", "linux-source-7.3", "trixie-backports", True,
+                "the newest packaged kernel: the sets as sent upstream"),
+}
+KERNEL = os.environ.get("KERNEL", "6.12")
+if KERNEL not in BASES:
+    sys.exit(f"error: KERNEL={KERNEL} is not a base of the series; "
+             f"bases: {', '.join(BASES)}")
+BASE = BASES[KERNEL]
+# Build output is per base, build/BASE/: each base has its own tree,
+# kernels, logs and results; the gate's own record is in build/gate/.
+# BOARD_NUMBERS_ROOT reads another build/ (a cold run made in a clean
+# root); BOARD_NUMBERS_BUILD moves one base's directory (make mutants).
+BUILD_ROOT = Path(os.environ.get("BOARD_NUMBERS_ROOT", REPO / "build"))
+BUILD = Path(os.environ.get("BOARD_NUMBERS_BUILD", BUILD_ROOT / KERNEL))
 TREE = BUILD / "linux"
-PATCHES = REPO / "patches"
+PATCHES = REPO / "patches" / KERNEL
 SERIES = PATCHES / "series"
 
 # ccache keys on the compiler's command line, which holds absolute source
@@ -41,9 +72,9 @@ if CCACHE_BIN.is_dir() and str(CCACHE_BIN) not in os.environ["PATH"].split(":"):
 # with many objects each: more than ccache's default 5 GiB.
 os.environ.setdefault("CCACHE_MAXSIZE", "30G")
 
-# The packaged source the tree is made from; any 6.12.x point release.
+# The packaged source the tree is made from; any point release of the base.
 TARBALL = Path(os.environ.get("LINUX_TARBALL",
-                              "/usr/src/linux-source-6.12.tar.xz"))
+                              f"/usr/src/{BASE.package}.tar.xz"))
 
 
 # The kernel's own reports of trouble; any of them on a console fails a run.
@@ -95,6 +126,14 @@ def locked(name: str) -> Iterator[None]:
 def jobs() -> int:
     """Parallel build jobs: every core, as CI's machine has only two."""
     return os.cpu_count() or 2
+
+
+def kunitconfigs() -> list[Path]:
+    """The KUnit configuration of the base: the top-level .kunitconfig,
+    which every base builds, and kunit/BASE.kunitconfig where the base has
+    suites of its own (drivers removed from later kernels)."""
+    extra = REPO / "kunit" / f"{KERNEL}.kunitconfig"
+    return [REPO / ".kunitconfig"] + ([extra] if extra.is_file() else [])
 
 
 def series_patches() -> list[str]:

@@ -12,18 +12,23 @@ import os
 import subprocess
 import sys
 
-from lib.common import Failure, log, main_guard, run
+from pathlib import Path
+
+from lib.common import BASE, Failure, log, main_guard, run
 
 GROUPS: dict[str, list[str]] = {
-    # Unpack the packaged source into a git tree and apply the series.
-    "tree": ["linux-source-6.12", "xz-utils", "git", "ca-certificates"],
+    # Unpack the packaged source of the base (KERNEL=) into a git tree and
+    # apply the series.
+    "tree": [BASE.package, "xz-utils", "git", "ca-certificates"],
     # Build kernels (kunit.py's and the guest's) with ccache.
     "build": ["build-essential", "flex", "bison", "bc", "libelf-dev",
               "libssl-dev", "cpio", "kmod", "ccache", "python3", "perl"],
     # Run kunit.py's kernel under QEMU (kunit.py boots it with qboot).
     "kunit": ["qemu-system-x86"],
     # checkpatch.pl and the SPDX check it runs.
-    "checkpatch": ["perl", "python3-ply"],
+    "checkpatch": ["perl", "python3-ply", "codespell"],
+    # make send-prep: b4 checks the mail it writes.
+    "send": ["b4", "git"],
     # W=1 builds of each prefix of the series, with sparse (C=1).
     "bisect": ["sparse"],
     # The QEMU guests: a busybox initramfs with the static agent, booted
@@ -31,6 +36,54 @@ GROUPS: dict[str, list[str]] = {
     "e2e": ["qemu-system-x86", "busybox-static", "build-essential",
             "gnuplot-nox"],
 }
+
+
+# A base packaged in a newer Debian's suite (7.3: Debian 13's backports)
+# comes from that suite on Debian 12's mirror, pinned at priority 1: apt
+# installs from it only what nothing else provides (the kernel source, which
+# needs only binutils and xz-utils), and never upgrades a package from it.
+APT_SOURCES = Path("/etc/apt/sources.list.d")
+APT_PREFERENCES = Path("/etc/apt/preferences.d")
+KEYRING = "/usr/share/keyrings/debian-archive-keyring.gpg"
+
+
+def debian_mirror() -> str:
+    """The mirror this machine's Debian 12 sources use."""
+    texts = [Path("/etc/apt/sources.list")] + sorted(APT_SOURCES.glob("*"))
+    for path in texts:
+        try:
+            text = path.read_text()
+        except OSError:
+            continue
+        for line in text.splitlines():
+            words = line.split()
+            uri = next((w for w in words if w.startswith(("http://", "https://"))),
+                       "")
+            if uri.rstrip("/").endswith("/debian") and (
+                    "bookworm" in words or "bookworm" in text):
+                return uri.rstrip("/")
+    return "http://deb.debian.org/debian"
+
+
+def add_suite(suite: str) -> bool:
+    """Put @suite in apt's sources, pinned low; whether it was missing."""
+    name = f"board-numbers-{suite}"
+    sources = APT_SOURCES / f"{name}.sources"
+    if sources.exists():
+        return False
+    if os.geteuid() != 0:
+        raise Failure(f"Debian's {suite} suite is not in apt's sources; as "
+                      f"root, make {sources} and a pin (see lib/deps.py)")
+    log(f"adding Debian's {suite} suite to apt's sources, pinned at 1")
+    (APT_PREFERENCES / f"{name}").write_text(
+        f"# Added by board-numbers (lib/deps.py): install {suite} packages only\n"
+        f"# when asked for, never upgrade to them.\n"
+        f"Package: *\nPin: release n={suite}\nPin-Priority: 1\n")
+    sources.write_text(
+        f"# Added by board-numbers (lib/deps.py) for the kernel source package.\n"
+        f"Types: deb\nURIs: {debian_mirror()}\nSuites: {suite}\n"
+        f"Components: main\nSigned-By: {KEYRING}\n")
+    return True
 
 
 def installed(pkg: str) -> bool:
@@ -44,6 +97,8 @@ def ensure(packages: list[str]) -> None:
     missing = sorted({p for p in packages if not installed(p)})
     if not missing:
         return
+    if BASE.suite and BASE.package in missing:
+        add_suite(BASE.suite)
     if os.geteuid() != 0:
         raise Failure("missing Debian packages, install them as root: "
                       f"apt-get install {' '.join(missing)}")

@@ -1,7 +1,7 @@
 """The last run's verdicts, kept per stage for the cover letter.
 
 Every test stage saves its rows (name, passed, detail) to
-build/results/<stage>.json, stamped with the series commit it tested
+build/BASE/results/<stage>.json, stamped with the series commit it tested
 and that commit's tree, so that scripts/series/cover_letter.py reports what was
 measured on this series and refuses results from another version of it.
 """
@@ -14,19 +14,19 @@ import time
 from pathlib import Path
 from typing import Any
 
-from lib.common import BUILD, TREE, Failure, run
+from lib.common import BUILD, BUILD_ROOT, TREE, Failure, run
 
 DIR = BUILD / "results"
 Row = tuple[str, bool, str]
 
 
-def series_commit(what: str = "series") -> str:
-    """The commit of branch series in build/linux (with @what
+def series_commit(what: str = "series", tree: Path = TREE) -> str:
+    """The commit of branch series in build/BASE/linux (with @what
     "series^{tree}", its tree: the same in every clone that applied the
     same patches to the same tarball, where commit ids differ)."""
-    if not (TREE / ".git").exists():
+    if not (tree / ".git").exists():
         return "unknown"  # no tree yet: the harness's tests need none
-    proc = run(["git", "rev-parse", what], cwd=TREE, capture=True, check=False)
+    proc = run(["git", "rev-parse", what], cwd=tree, capture=True, check=False)
     return proc.stdout.strip() if proc.returncode == 0 else "unknown"
 
 
@@ -67,15 +67,18 @@ def read(path: Path) -> dict[str, Any]:
     return record
 
 
-def load(stage: str) -> dict[str, Any]:
-    """@stage's last record; it must be of the current series and clean."""
-    path = DIR / f"{stage}.json"
+def load(stage: str, base: str = "") -> dict[str, Any]:
+    """@stage's last record (of @base, by default the current one); it
+    must be of the base's current series and clean."""
+    where = BUILD_ROOT / base if base else BUILD
+    path = where / "results" / f"{stage}.json"
+    tree = where / "linux"
     if not path.is_file():
         raise Failure(f"no results of stage {stage} ({path}): run the gate "
                       "first (make check-full runs every stage)")
     record = read(path)
-    if (record["series"] != series_commit() and
-            record.get("tree") != series_commit("series^{tree}")):
+    if (record["series"] != series_commit(tree=tree) and
+            record.get("tree") != series_commit("series^{tree}", tree)):
         raise Failure(f"{path} is from series commit {record['series'][:12]}, "
                       f"not the current one: run the gate first")
     if record["failed"]:

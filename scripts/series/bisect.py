@@ -1,11 +1,14 @@
 """Build and statically check every prefix of the series.
 
 For the base tree and then after each patch, build the objects the series
-touches in build/bisect/out (x86_64 defconfig plus KUnit, every KUnit
-test on, from the worktree build/bisect/linux) with W=1 and sparse on
-every file compiled (C=1), and run scripts/kernel-doc -none -Wall on the C files and headers the patch
-changes. A patch passes when its prefix builds and brings no compiler,
-sparse or kernel-doc warning that the base tree did not have, so the
+touches in build/BASE/bisect/out (x86_64 defconfig plus KUnit, every
+KUnit test on, from the worktree build/BASE/bisect/linux) with gcc, W=1
+and sparse on every file compiled (C=1); build them again with clang
+(Debian 13's clang-19, LLVM=-19, in the root of lib/toolroot.py) and W=1
+in build/BASE/bisect/out-clang; and run scripts/kernel-doc -none -Wall
+on the C files and headers the patch changes. A patch passes when its
+prefix builds with both compilers and brings no compiler, sparse or
+kernel-doc warning that the base tree did not have, so the
 series stays bisectable and adds no warnings. Sparse on the files make
 compiles is enough: the base build compiles every file of the targets,
 and a later prefix can only bring a new warning to a file that it, or a
@@ -24,9 +27,10 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from lib import results
+from lib import results, toolroot
 from lib.common import (
-    BUILD, REPO, TREE, Failure, jobs, log, main_guard, run, series_patches
+    BUILD, KERNEL, TREE, Failure, jobs, kunitconfigs, log, main_guard, run,
+    series_patches
 )
 
 # A worktree of its own, so that walking the series never touches
@@ -34,6 +38,7 @@ from lib.common import (
 # stage runs beside them; its objects go to build/bisect/out.
 SRC = BUILD / "bisect" / "linux"
 OUT = BUILD / "bisect" / "out"
+CLANG_OUT = BUILD / "bisect" / "out-clang"
 # Directories and objects the series touches, built at every step.
 TARGETS = ["drivers/base/devres.o", "drivers/base/test/",
            "drivers/net/ethernet/intel/e1000/",
@@ -53,14 +58,21 @@ TARGETS = ["drivers/base/devres.o", "drivers/base/test/",
            "drivers/net/ethernet/atheros/atlx/",
            "drivers/net/ethernet/via/via-velocity.o",
            "drivers/net/ethernet/alteon/acenic.o"]
+# Drivers removed before Linux 7.3 (kunit/6.12.kunitconfig has their
+# suites): built on the 6.12 base only.
+ONLY_6_12 = ["drivers/net/ethernet/packetengines/",
+             "drivers/net/ethernet/alteon/acenic.o"]
+if KERNEL != "6.12":
+    TARGETS = [t for t in TARGETS if t not in ONLY_6_12]
 # Every driver the series converts, with the vendor menus they sit in,
 # is what .kunitconfig enables for the drivers' KUnit suites: one list,
 # read from there. Built here for compile coverage, so that no patch of
 # the series rots unnoticed; built in, except acenic, whose per-board
 # options exist only in a module build.
-MODULES = ["ACENIC"]
+MODULES = ["ACENIC"] if KERNEL == "6.12" else []
 DRIVERS = [name for name in re.findall(r"^CONFIG_(\w+)=y$",
-                                       (REPO / ".kunitconfig").read_text(), re.M)
+                                       "".join(c.read_text() for c in kunitconfigs()),
+                                       re.M)
            if name not in MODULES]
 # WERROR off: W=1 finds old warnings in some of these drivers (tulip_core's
 # unused force_csr0), which must be counted, not stop the build.
@@ -86,29 +98,37 @@ def worktree() -> None:
         cwd=TREE, capture=True)
 
 
-def make(*args: str, check: bool = True) -> tuple[int, str]:
-    proc = run(["make", f"O={OUT}", f"-j{jobs()}", *args],
-               cwd=SRC, capture=True, check=check)
+def make(*args: str, check: bool = True, clang: bool = False) -> tuple[int, str]:
+    """make in the worktree: with gcc into OUT, or with Debian 13's clang
+    (in the tool root) into CLANG_OUT."""
+    if not clang:
+        proc = run(["make", f"O={OUT}", f"-j{jobs()}", *args],
+                   cwd=SRC, capture=True, check=check)
+        return proc.returncode, proc.stdout
+    cmd = ["make", f"O={CLANG_OUT}", f"LLVM={toolroot.LLVM}", f"-j{jobs()}", *args]
+    proc = run(toolroot.command(cmd, [SRC, CLANG_OUT], SRC),
+               capture=True, check=check)
     return proc.returncode, proc.stdout
 
 
-def configure() -> None:
+def configure(clang: bool = False) -> None:
     # Applied to a kept build directory too, so that a driver added to
     # DRIVERS is built from the next run on.
-    if not (OUT / ".config").is_file():
-        log("configuring build/bisect (x86_64 defconfig + KUnit + drivers)")
-        OUT.mkdir(parents=True, exist_ok=True)
-        make("x86_64_defconfig")
-    run(["scripts/config", "--file", str(OUT / ".config"), *CONFIG], cwd=SRC)
-    make("olddefconfig")
-    config = (OUT / ".config").read_text()
+    out = CLANG_OUT if clang else OUT
+    if not (out / ".config").is_file():
+        log(f"configuring {out} (x86_64 defconfig + KUnit + drivers)")
+        out.mkdir(parents=True, exist_ok=True)
+        make("x86_64_defconfig", clang=clang)
+    run(["scripts/config", "--file", str(out / ".config"), *CONFIG], cwd=SRC)
+    make("olddefconfig", clang=clang)
+    config = (out / ".config").read_text()
     lines = config.splitlines()
     # A test suite of a modular driver is itself modular (ace_options).
     missing = ([n for n in DRIVERS if f"CONFIG_{n}=y" not in lines and
                 f"CONFIG_{n}=m" not in lines] +
                [n for n in MODULES if f"CONFIG_{n}=m" not in lines])
     if missing:
-        raise Failure("build/bisect/.config lacks " + ", ".join(missing) +
+        raise Failure(f"{out}/.config lacks " + ", ".join(missing) +
                       ": a dependency of theirs is off, so they would not "
                       "be compile-tested")
 
@@ -163,17 +183,30 @@ def touched(files: list[str]) -> list[str]:
                    t.rsplit("/", 1)[0] + "/" == d for d in dirs)]
 
 
-def build(label: str, targets: list[str],
-          kconfig: bool = True) -> tuple[int, Counter[str], str]:
+def build(label: str, targets: list[str], kconfig: bool = True,
+          clang: bool = False) -> tuple[int, Counter[str], str]:
     # olddefconfig picks up Kconfig symbols a patch adds, with their
     # defaults (KUNIT_ALL_TESTS turns the new test suites on).
     if kconfig:
-        make("olddefconfig")
+        make("olddefconfig", clang=clang)
     if not targets:
         return 0, Counter(), ""
-    code, out = make("W=1", "C=1", *targets, check=False)
-    (OUT / f"build-{label}.log").write_text(out)
+    # Sparse once, with gcc: it checks the source, not the compiler.
+    flags = ("W=1",) if clang else ("W=1", "C=1")
+    code, out = make(*flags, *targets, check=False, clang=clang)
+    (CLANG_OUT if clang else OUT).joinpath(f"build-{label}.log").write_text(out)
     return code, warnings(out), out
+
+
+def report(name: str, failures: list[tuple[str, int, str, Counter[str]]]) -> None:
+    print(f"bisect: FAIL  {name}")
+    for compiler, code, out, new in failures:
+        if code != 0:
+            print(f"    does not build with {compiler}:")
+            for line in out.splitlines()[-15:]:
+                print(f"      {line}")
+        for warning in sorted(new):
+            print(f"    new ({compiler}): {warning}")
 
 
 def main() -> int:
@@ -181,52 +214,60 @@ def main() -> int:
     worktree()
     if git("rev-list", "--count", "base..series") != str(len(names)):
         raise Failure("branch series does not hold the series: run 'make tree'")
+    toolroot.ensure()
     configure()
+    configure(clang=True)
     original = git("rev-parse", "series")
     passed = failed = 0
     rows: list[results.Row] = []
     try:
         git("checkout", "-q", "--detach", "base")
-        log("building the base tree's objects (W=1, C=1) and running kernel-doc")
-        code, seen, out = build("base", TARGETS)
-        if code != 0:
-            raise Failure("the base tree does not build:\n" +
-                          "\n".join(out.splitlines()[-20:]))
-        seen += warnings(kernel_doc(changed_by_series()))
+        log("building the base tree's objects with gcc (W=1, C=1) and clang "
+            "(W=1), and running kernel-doc")
+        seen: dict[str, Counter[str]] = {}
+        for compiler in ("gcc", "clang"):
+            code, seen[compiler], out = build("base", TARGETS, clang=compiler == "clang")
+            if code != 0:
+                raise Failure(f"the base tree does not build with {compiler}:\n" +
+                              "\n".join(out.splitlines()[-20:]))
+        seen["gcc"] += warnings(kernel_doc(changed_by_series()))
         for index, name in enumerate(names, 1):
             commit = f"series~{len(names) - index}"
             git("checkout", "-q", "--detach", commit)
             files = changed(commit)
             # The last prefix builds everything, as the base did.
             targets = TARGETS if index == len(names) else touched(files)
-            code, found, out = build(f"{index:04d}", targets,
-                                     any("Kconfig" in f for f in files))
-            found += warnings(kernel_doc(files))
-            new = found - seen
-            rows.append((name, code == 0 and not new, f"{len(new)} new warnings"))
-            if code != 0 or new:
+            kconfig = any("Kconfig" in f for f in files)
+            failures = []
+            counts = []
+            for compiler in ("gcc", "clang"):
+                code, found, out = build(f"{index:04d}", targets, kconfig,
+                                         clang=compiler == "clang")
+                if compiler == "gcc":
+                    found += warnings(kernel_doc(files))
+                new = found - seen[compiler]
+                counts.append(f"{len(new)} new {compiler} warnings")
+                if code != 0 or new:
+                    failures.append((compiler, code, out, new))
+                seen[compiler] = seen[compiler] | found
+            rows.append((name, not failures, ", ".join(counts)))
+            if failures:
                 failed += 1
-                print(f"bisect: FAIL  {name}")
-                if code != 0:
-                    print("    does not build:")
-                    for line in out.splitlines()[-15:]:
-                        print(f"      {line}")
-                for warning in sorted(new):
-                    print(f"    new: {warning}")
+                report(name, failures)
             else:
                 passed += 1
                 built = "all objects" if targets == TARGETS else ", ".join(
                     t.rsplit("/", 2)[-2] if t.endswith("/") else t.rsplit("/", 1)[-1]
                     for t in targets) or "nothing to build"
                 docs = sum(f.endswith((".c", ".h")) for f in files)
-                print(f"bisect: PASS  {name} (builds, no new W=1, sparse or "
-                      f"kernel-doc warning; {built}; kernel-doc on {docs} files)")
-            seen = seen | found
+                print(f"bisect: PASS  {name} (builds with gcc and clang, no new "
+                      f"W=1, sparse or kernel-doc warning; {built}; kernel-doc "
+                      f"on {docs} files)")
     finally:
         git("checkout", "-q", "--detach", "series")
         if git("rev-parse", "HEAD") != original:
             raise Failure("could not return to branch series")
-    results.save("bisect", rows)
+    results.save("bisect", rows, clang=f"clang{toolroot.LLVM} (Debian {toolroot.SUITE})")
     print(f"bisect: {passed} passed, {failed} failed")
     return 1 if failed else 0
 

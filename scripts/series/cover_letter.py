@@ -1,16 +1,22 @@
-"""Write the cover letter's text and recipients from the last run.
+"""Write each set's cover letter from its template and the last run.
 
-  python3 -m series.cover_letter
+  python3 -m series.cover_letter        (KERNEL= picks the base)
 
-The text is docs/cover-letter.txt with its @NAME@ fields filled from the
-results make check-full left in build/results/ (see lib/results.py): KUnit case
-counts, make mutants' catches, checkpatch and bisection counts, the e2e table of the patched
-and the plain kernel, the userspace path, the reliability runs, and make check-debug's runs
-when they were made on this series. Results from another version of
-the series, or from a failing run, are refused. To: and Cc: come from
-scripts/get_maintainer.pl over the patches. The result replaces the
-blurb and the recipients of patches/0000-cover-letter.patch; tree.py
-export carries both over when it writes the patches again.
+Each submission set (lib/sets.py) has a template,
+docs/cover-letters/DIR.txt: a "Subject:" line (the subject without its
+prefix), optional extra "Cc:" lines, a blank line, then the blurb. A
+line that starts with "[BASE]" is kept, without that tag, only in the
+letters of that base; @NAME@ fields are filled from the results make
+check-full left in build/BASE/results/ (see lib/results.py): KUnit case
+counts, make mutants' catches, checkpatch and bisection counts, the e2e
+table of the patched and the plain kernel, the userspace path, the
+reliability runs, and make check-debug's runs when they were made on
+this series. Results from another version of the series, or from a
+failing run, are refused; a template that uses no figure needs none.
+To: and Cc: come from scripts/get_maintainer.pl over the set's patches.
+The result replaces the subject, blurb and recipients of
+patches/BASE/DIR/0000-cover-letter.patch; tree.py export carries them
+over when it writes the patches again.
 """
 
 from __future__ import annotations
@@ -19,19 +25,20 @@ import re
 import textwrap
 from typing import Any
 
-from lib import results
+from typing import Callable
+
+from lib import results, sets
 from lib.common import (
-    PATCHES, REPO, TREE, Failure, log, main_guard, run, series_patches
+    BASE, KERNEL, PATCHES, REPO, SERIES, TREE, Failure, log, main_guard, run
 )
 from series import tree
 
-TEMPLATE = REPO / "docs" / "cover-letter.txt"
-COVER = PATCHES / tree.COVER
+TEMPLATES = REPO / "docs" / "cover-letters"
 WIDTH = 72
 
 
 def base_version() -> str:
-    """"6.12.N" of the tree the series applies to."""
+    """The release ("7.3.4") of the tree the series applies to."""
     fields = dict(re.findall(r"^(VERSION|PATCHLEVEL|SUBLEVEL) = (\d+)$",
                              (TREE / "Makefile").read_text(), re.M))
     return f"{fields['VERSION']}.{fields['PATCHLEVEL']}.{fields['SUBLEVEL']}"
@@ -106,40 +113,71 @@ def mutant_summary(record: dict[str, Any]) -> str:
             f"{seconds // 60} min {seconds % 60} s.")
 
 
-def blurb() -> str:
-    kunit, kunit_debug = results.load("kunit"), results.load("kunit-debug")
-    e2e, rel = results.load("e2e"), results.load("reliability")
-    checkpatch, bisect = results.load("checkpatch"), results.load("bisect")
-    userspace, mutants = results.load("userspace"), results.load("mutants")
-    short = [r["stage"] for r in (e2e, rel, userspace) if r.get("tier") == "check"]
-    if short:
-        raise Failure(f"the results of {', '.join(short)} are make check's short "
-                      "forms: a cover letter reports make check-full's depth")
-    base = base_version()
-    fields = {
-        "FINISHED": e2e["finished"],
-        "BASE": base,
-        "KUNIT": f"{kunit['passed']} cases pass",
-        "KUNIT_SUITES": str(len(kunit["suites"])),
-        "KUNIT_DEBUG": counted(kunit_debug, "cases"),
-        "DEVM_IDA": str(sum(r["name"].startswith("devm_ida.") for r in kunit["rows"])),
-        "CHECKPATCH": counted(checkpatch, "patches"),
-        "BISECT": counted(bisect, "prefixes"),
-        "E2E_TABLE": e2e_table(e2e, base),
-        "RELIABILITY": bullets(rel),
-        "USERSPACE": "; ".join(f"{r['name']}: {r['detail']}" for r in userspace["rows"])
-        + ".",
-        "DEBUG": debug_section(),
-        "MUTANTS": mutant_summary(mutants),
+def figure_fields() -> dict[str, Callable[[], str]]:
+    """The @NAME@ fields a template can use, each computed when used."""
+    def load(stage: str) -> dict[str, Any]:
+        record = results.load(stage)
+        if stage in ("e2e", "reliability", "userspace") and record.get("tier") == "check":
+            raise Failure(f"the results of {stage} are make check's short "
+                          "forms: a cover letter reports make check-full's depth")
+        return record
+
+    def kunit_rows() -> list[dict[str, Any]]:
+        return load("kunit")["rows"]
+
+    return {
+        "BASE": base_version,
+        "PACKAGE": lambda: BASE.package,
+        "OLDER": lambda: str(len({r["name"].split(".")[0] for r in kunit_rows()}
+                                 - {"devm_ida", "e1000_param", "e1000e_param"})),
+        "FINISHED": lambda: load("e2e")["finished"],
+        "KUNIT": lambda: f"{load('kunit')['passed']} cases pass",
+        "KUNIT_SUITES": lambda: str(len(load("kunit")["suites"])),
+        "KUNIT_DEBUG": lambda: counted(load("kunit-debug"), "cases"),
+        "DEVM_IDA": lambda: str(sum(r["name"].startswith("devm_ida.")
+                                    for r in kunit_rows())),
+        "CHECKPATCH": lambda: counted(load("checkpatch"), "patches"),
+        "BISECT": lambda: counted(load("bisect"), "prefixes"),
+        "E2E_TABLE": lambda: e2e_table(load("e2e"), base_version()),
+        "RELIABILITY": lambda: bullets(load("reliability")),
+        "USERSPACE": lambda: "; ".join(f"{r['name']}: {r['detail']}"
+                                       for r in load("userspace")["rows"]) + ".",
+        "DEBUG": debug_section,
+        "MUTANTS": lambda: mutant_summary(load("mutants")),
     }
-    text = TEMPLATE.read_text()
-    missing = sorted(set(re.findall(r"@([A-Z_0-9]+)@", text)) - fields.keys())
+
+
+def for_base(text: str, base: str = KERNEL) -> str:
+    """@text with the lines tagged for another base dropped and this
+    base's tags removed."""
+    out = []
+    for line in text.splitlines(keepends=True):
+        tagged = re.match(r"^\[([\d.]+)\]", line)
+        if not tagged:
+            out.append(line)
+        elif tagged.group(1) == base:
+            out.append(line[tagged.end():])
+    return "".join(out)
+
+
+def render(template: str, fields: dict[str, Callable[[], str]],
+           base: str = KERNEL) -> tuple[str, list[str], str]:
+    """A template's subject, extra Cc: addresses and filled blurb."""
+    text = for_base(template, base)
+    head, _, body = text.partition("\n\n")
+    subject = re.search(r"^Subject: (.+)$", head, re.M)
+    if not subject:
+        raise Failure("a cover letter template starts with a Subject: line")
+    extra_cc = re.findall(r"^Cc: (.+)$", head, re.M)
+    used = sorted(set(re.findall(r"@([A-Z_0-9]+)@", body)))
+    missing = [name for name in used if name not in fields]
     if missing:
-        raise Failure(f"{TEMPLATE} has fields nothing fills: {', '.join(missing)}")
-    for key, value in fields.items():
-        text = text.replace(f"@{key}@", value)
+        raise Failure(f"template fields nothing fills: {', '.join(missing)}")
+    for name in used:
+        body = body.replace(f"@{name}@", fields[name]())
     # A filled paragraph that outgrew the line is wrapped again.
-    return "\n".join(rewrap(par) for par in text.split("\n\n")).rstrip("\n")
+    blurb = "\n".join(rewrap(par) for par in body.split("\n\n")).rstrip("\n")
+    return subject.group(1), extra_cc, blurb
 
 
 def rewrap(paragraph: str) -> str:
@@ -151,26 +189,25 @@ def rewrap(paragraph: str) -> str:
     return textwrap.fill(" ".join(lines), WIDTH, break_on_hyphens=False) + "\n"
 
 
-def recipients() -> tuple[list[str], list[str]]:
-    """To: the maintainers scripts/get_maintainer.pl names for the
+def recipients(pset: sets.PatchSet, author: str) -> tuple[list[str], list[str]]:
+    """To: the maintainers scripts/get_maintainer.pl names for the set's
     patches; Cc: everyone and every list else it names."""
-    patches = [str(PATCHES / name) for name in series_patches()]
+    patches = [str(PATCHES / name) for name in pset.patches]
     proc = run(["scripts/get_maintainer.pl", "--no-git", "--no-git-fallback",
                 "--nofixes", "--rolestats", *patches], cwd=TREE, capture=True,
                check=False)
     if proc.returncode != 0:
         raise Failure(f"scripts/get_maintainer.pl failed:\n{proc.stdout}")
-    # The series' own MAINTAINERS entry names its author, who sends it.
-    author = re.search(r"^From: (.*)$", COVER.read_text(), re.M)
     to, cc = [], []
     for line in proc.stdout.splitlines():
         m = re.match(r"^(.*?) \((.*)\)$", line.strip())
-        if not m or (author and m.group(1) == author.group(1)):
+        # The series' own MAINTAINERS entry names its author, who sends it.
+        if not m or m.group(1) == author:
             continue
         address, role = m.groups()
         (to if role.startswith("maintainer:") else cc).append(address)
     if not to:
-        raise Failure("scripts/get_maintainer.pl named no maintainer")
+        raise Failure(f"scripts/get_maintainer.pl named no maintainer for {pset.dir}")
     return to, cc
 
 
@@ -178,18 +215,35 @@ def header(name: str, addresses: list[str]) -> str:
     return f"{name}: " + ",\n    ".join(addresses)
 
 
-def main() -> int:
-    if not COVER.is_file():
-        raise Failure(f"{COVER} is missing: run 'make export' first")
-    text = blurb()
-    to, cc = recipients()
-    head, _, _, shortlog = tree.split_cover(COVER.read_text())
+def write(pset: sets.PatchSet, fields: dict[str, Callable[[], str]]) -> None:
+    cover = PATCHES / pset.cover
+    template = TEMPLATES / f"{pset.dir}.txt"
+    if not cover.is_file():
+        raise Failure(f"{cover} is missing: run 'make export' first")
+    if not template.is_file():
+        raise Failure(f"{template} is missing: every set needs its cover "
+                      "letter's template")
+    subject, extra_cc, text = render(template.read_text(), fields)
+    head, _, _, shortlog = tree.split_cover(cover.read_text())
     if not shortlog:
-        raise Failure(f"{COVER} has no shortlog: run 'make export' again")
+        raise Failure(f"{cover} has no shortlog: run 'make export' again")
+    author = re.search(r"^From: (.*)$", head, re.M)
+    to, cc = recipients(pset, author.group(1) if author else "")
+    cc += [a for a in extra_cc if a not in cc and a not in to]
+    prefix = re.search(r"^Subject: (\[[^\]]*\]) ", head, re.M)
+    if not prefix:
+        raise Failure(f"{cover} has no [PATCH ...] subject")
+    head = re.sub(r"^Subject: .*(?:\n .*)*$", f"Subject: {prefix.group(1)} {subject}",
+                  head, count=1, flags=re.M)
     head += "\n" + header("To", to) + "\n" + header("Cc", cc)
-    COVER.write_text(f"{head}\n\n{text}\n\n{shortlog}")
-    log(f"wrote {COVER.relative_to(REPO)}: {len(to)} To, {len(cc)} Cc, "
-        f"figures from the run of {results.load('e2e')['finished']}")
+    cover.write_text(f"{head}\n\n{text}\n\n{shortlog}")
+    log(f"wrote {cover.relative_to(REPO)}: {len(to)} To, {len(cc)} Cc")
+
+
+def main() -> int:
+    fields = figure_fields()
+    for pset in sets.read(SERIES):
+        write(pset, fields)
     return 0
 
 

@@ -2,7 +2,8 @@
 
   series/kunit.py [--variant NAME]
 
-Uses the top-level .kunitconfig, plus kunit/NAME.kunitconfig for a
+Uses the top-level .kunitconfig and kunit/BASE.kunitconfig if the base
+(KERNEL=) has one, plus kunit/NAME.kunitconfig for a
 variant. kunit.py keeps its build directory in build/kunit[-NAME] (so the
 next run is incremental) and writes its --json results next to it; this
 script prints one line per case and returns non-zero unless every case
@@ -13,10 +14,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 from typing import Iterator
 
 from lib import results
-from lib.common import BUILD, REPO, TREE, TROUBLE, Failure, jobs, log, main_guard, run
+from lib.common import (
+    BUILD, REPO, SCRIPTS, TREE, TROUBLE, Failure, jobs, kunitconfigs, log,
+    main_guard, run
+)
 
 
 def cases(group: dict, prefix: str = "") -> Iterator[tuple[str, str]]:
@@ -30,7 +35,7 @@ def cases(group: dict, prefix: str = "") -> Iterator[tuple[str, str]]:
 
 
 def kunit(variant: str | None) -> tuple[int, int]:
-    configs = [REPO / ".kunitconfig"]
+    configs = kunitconfigs()
     suffix = ""
     if variant:
         configs.append(REPO / "kunit" / f"{variant}.kunitconfig")
@@ -47,7 +52,9 @@ def kunit(variant: str | None) -> tuple[int, int]:
            "--qemu_args=-smp 2", "--timeout=900"]
     cmd += [f"--kunitconfig={c}" for c in configs]
     log(f"kunit.py run ({', '.join(str(c.relative_to(REPO)) for c in configs)})")
-    proc = run(cmd, cwd=TREE, check=False)
+    # QEMU under TCG only (tcg/qemu-system-x86_64 says why).
+    path = f"{SCRIPTS / 'series' / 'tcg'}:{os.environ['PATH']}"
+    proc = run(cmd, cwd=TREE, check=False, env={"PATH": path})
     if not json_report.is_file():
         raise Failure(f"kunit.py wrote no results (exit {proc.returncode}); "
                       "see its output above")

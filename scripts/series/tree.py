@@ -1,20 +1,25 @@
-"""Prepare the kernel tree from Debian's package, and export edits back.
+"""Prepare a base's kernel tree from Debian's package, and export edits back.
 
-  series.tree prepare [--force]  unpack /usr/src/linux-source-6.12.tar.xz into
-                              build/linux as a git repo with a base commit,
-                              then apply patches/series with git am
+  series.tree prepare [--force]  unpack /usr/src/linux-source-BASE.tar.xz
+                              into build/BASE/linux as a git repo with a
+                              base commit, then apply patches/BASE/series
+                              with git am
   series.tree export            write the commits base..series back to
-                              patches/ with git format-patch
+                              patches/BASE/, each set of patches/BASE/series
+                              (lib/sets.py) in its directory, with git
+                              format-patch --cover-letter
 
-patches/ is the only home of kernel code: prepare never throws away commits
-or edits in the tree that export has not written back, unless --force.
-The base commit is the tarball as shipped, so the series applies to
-whichever 6.12.x point release the package holds.
+The base is KERNEL= (lib.common.BASES). patches/ is the only home of
+kernel code: prepare never throws away commits or edits in the tree that
+export has not written back, unless --force. The base commit is the
+tarball as shipped, so the series applies to whichever point release of
+the base the package holds.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
 import json
 import re
@@ -22,16 +27,15 @@ import shutil
 from pathlib import Path
 
 from lib.common import (
-    BUILD, PATCHES, SERIES, TARBALL, TREE, Failure, log, main_guard, run,
-    series_patches
+    BASE, BUILD, PATCHES, REPO, SERIES, TARBALL, TREE, Failure, log,
+    main_guard, run, series_patches
 )
+from lib import sets
 
 STATE = TREE / ".git" / "board-numbers-state.json"
-COVER = "0000-cover-letter.patch"
-SUBJECT_PREFIX = "PATCH net-next"
 # Fixed identities and dates keep the base commit the same on every machine.
 GIT_ENV = {
-    "GIT_AUTHOR_NAME": "linux-source-6.12", "GIT_AUTHOR_EMAIL": "linux@localhost",
+    "GIT_AUTHOR_NAME": BASE.package, "GIT_AUTHOR_EMAIL": "linux@localhost",
     "GIT_COMMITTER_NAME": "board-numbers tree", "GIT_COMMITTER_EMAIL": "tree@localhost",
 }
 BASE_DATE = "2000-01-01T00:00:00Z"
@@ -46,7 +50,7 @@ def git(*args: str, capture: bool = True, check: bool = True,
 
 def tarball_id() -> str:
     if not TARBALL.is_file():
-        raise Failure(f"{TARBALL} not found: install Debian's linux-source-6.12 "
+        raise Failure(f"{TARBALL} not found: install Debian's {BASE.package} "
                       "(make check does), or point LINUX_TARBALL at the tarball")
     digest = hashlib.sha256()
     with TARBALL.open("rb") as f:
@@ -105,7 +109,7 @@ def unpack(tar_id: str) -> None:
     # "git add -A" would add nothing: force it. The tree is pristine, so
     # nothing that should stay untracked is there yet.
     run(["git", "add", "-f", "-A", "."], cwd=src)
-    run(["git", "commit", "-q", "-m", f"base: linux-source-6.12 {version}"],
+    run(["git", "commit", "-q", "-m", f"base: {BASE.package} {version}"],
         cwd=src, env=env)
     shutil.rmtree(TREE, ignore_errors=True)
     src.rename(TREE)
@@ -198,22 +202,34 @@ def prepare(force: bool) -> None:
     log(f"tree ready: {TREE} (branch series)")
 
 
-def old_headings() -> tuple[dict[str, list[str]], list[str]]:
-    """Comment lines of patches/series, keyed by the patch they precede."""
+def old_headings() -> tuple[list[str], dict[str, list[str]], list[str]]:
+    """Free comment lines of patches/series (not the set headings): those
+    before the first set, those before each patch keyed by the patch, and
+    those after the last patch."""
+    preamble: list[str] = []
     headings: dict[str, list[str]] = {}
     pending: list[str] = []
+    in_sets = False
     for line in SERIES.read_text().splitlines() if SERIES.exists() else []:
         name = line.split("#", 1)[0].strip()
-        if name:
+        if line.startswith("# =="):
+            # The blank line before a set heading is export's own.
+            in_sets = True
+            pending = [kept for kept in pending if kept]
+        elif name:
             headings[slug(name)] = pending
             pending = []
-        else:
+        elif in_sets:
             pending.append(line)
-    return headings, pending
+        else:
+            preamble.append(line)
+    return preamble, headings, pending
 
 
 def slug(name: str) -> str:
-    return re.sub(r"^\d{4}-", "", name)
+    """A patch file's name without its set directory and number: what
+    stays the same when the patch moves within or between sets."""
+    return re.sub(r"^\d{4}-", "", name.rsplit("/", 1)[-1])
 
 
 def split_cover(text: str) -> tuple[str, str, str, str]:
@@ -229,16 +245,56 @@ def split_cover(text: str) -> tuple[str, str, str, str]:
     return head.rstrip("\n"), recipients, body[:cut].rstrip("\n"), body[cut:]
 
 
-def cover_text() -> tuple[str, str, str]:
-    """Subject, blurb and To:/Cc: headers of the current cover letter, to
+def cover_text(path: Path) -> tuple[str, str, str]:
+    """Subject, blurb and To:/Cc: headers of the cover letter at @path, to
     carry over (scripts/series/cover_letter.py writes the last two)."""
-    path = PATCHES / COVER
     if not path.exists():
         return "*** SUBJECT HERE ***", "*** BLURB HERE ***", ""
     head, recipients, blurb, _ = split_cover(path.read_text())
     subject = re.search(r"^Subject: \[[^\]]*\] (.*(?:\n .*)*)$", head, re.M)
     return (subject.group(1).replace("\n ", " ") if subject else
             "*** SUBJECT HERE ***"), blurb, recipients
+
+
+def assign(names: list[str], old: list[sets.PatchSet]) -> list[list[int]]:
+    """Split the series' commits (their format-patch @names, in order)
+    into the sets of @old: a commit goes to the set its patch was in, a new
+    one to the set of the commit before it. The sets must come in order,
+    each a run of consecutive commits."""
+    where = {slug(p): i for i, s in enumerate(old) for p in s.patches}
+    groups: list[list[int]] = [[] for _ in old]
+    current = 0
+    for index, name in enumerate(names):
+        target = where.get(slug(name), current)
+        if target < current:
+            raise Failure(f"commit {index + 1} ({name}) belongs to set "
+                          f"{old[target].dir} but comes after set "
+                          f"{old[current].dir}: reorder branch series in "
+                          "build/linux, or move its line in patches/series")
+        current = target
+        groups[current].append(index)
+    return groups
+
+
+def format_set(pset: sets.PatchSet, first: str, last: str, out: Path) -> None:
+    """Write the commits @first..@last of branch series as @pset's
+    directory under @out, numbered within the set, with its cover letter."""
+    git("format-patch", "-q", "--zero-commit", "--no-signature",
+        "--cover-letter", f"--subject-prefix={pset.prefix}",
+        "-o", str(out / pset.dir), f"{first}^..{last}")
+    subject, blurb, recipients = cover_text(PATCHES / pset.cover)
+    cover_path = out / pset.cover
+    cover = cover_path.read_text()
+    cover = cover.replace("*** SUBJECT HERE ***", subject)
+    cover = cover.replace("*** BLURB HERE ***", blurb)
+    head, body = cover.split("\n\n", 1)
+    cover = f"{head}\n{recipients}\n{body}" if recipients else cover
+    # Sign the cover letter as the set's author, dated like its last
+    # patch, so that exporting again changes nothing.
+    author, date = git("log", "-1", "--format=%an <%ae>%n%aD", last).split("\n")
+    cover = re.sub(r"^From: .*$", f"From: {author}", cover, count=1, flags=re.M)
+    cover = re.sub(r"^Date: .*$", f"Date: {date}", cover, count=1, flags=re.M)
+    cover_path.write_text(cover)
 
 
 def export() -> None:
@@ -248,43 +304,53 @@ def export() -> None:
     if dirty:
         raise Failure("commit your changes in build/linux first; "
                       f"export writes commits only:\n{dirty}")
-    count = int(git("rev-list", "--count", "base..series"))
-    if count == 0:
+    commits = git("rev-list", "--reverse", "base..series").split()
+    if not commits:
         raise Failure("branch series has no commits on top of base")
+    old = sets.read(SERIES)
     out = BUILD / "export"
     shutil.rmtree(out, ignore_errors=True)
-    git("format-patch", "-q", "--zero-commit", "--no-signature",
-        "--cover-letter", f"--subject-prefix={SUBJECT_PREFIX}",
-        "-o", str(out), "base..series")
-    subject, blurb, recipients = cover_text()
-    cover = (out / COVER).read_text()
-    cover = cover.replace("*** SUBJECT HERE ***", subject)
-    cover = cover.replace("*** BLURB HERE ***", blurb)
-    head, body = cover.split("\n\n", 1)
-    cover = f"{head}\n{recipients}\n{body}" if recipients else cover
-    # Sign the cover letter as the series' author, dated like its last
-    # patch, so that exporting again changes nothing.
-    author, date = git("log", "-1", "--format=%an <%ae>%n%aD", "series").split("\n")
-    cover = re.sub(r"^From: .*$", f"From: {author}", cover, count=1, flags=re.M)
-    cover = re.sub(r"^Date: .*$", f"Date: {date}", cover, count=1, flags=re.M)
-    (out / COVER).write_text(cover)
+    # The file name each commit gets, which says which set it was in.
+    git("format-patch", "-q", "--zero-commit", "-o", str(out / "all"), "base..series")
+    names = sorted(p.name for p in (out / "all").glob("0*.patch"))
+    groups = assign(names, old)
+    for pset, group in zip(old, groups):
+        if group:
+            format_set(pset, commits[group[0]], commits[group[-1]], out)
+        else:
+            log(f"set {pset.dir} has no commits left: dropped")
 
-    headings, trailer = old_headings()
-    old = series_patches() if SERIES.exists() else []
-    new = sorted(p.name for p in out.glob("*.patch") if p.name != COVER)
-    for name in old:
-        (PATCHES / name).unlink(missing_ok=True)
-    lines: list[str] = []
-    for name in new:
-        lines += headings.get(slug(name), [])
-        lines.append(name)
+    preamble, headings, trailer = old_headings()
+    lines: list[str] = list(preamble)
+    for pset, group in zip(old, groups):
+        if not group:
+            continue
+        if lines and lines[-1]:
+            lines.append("")
+        lines.append(f"# == {pset.dir} [{pset.prefix}]: {pset.title}")
+        for path in sorted((out / pset.dir).glob("0*.patch")):
+            if path.name == sets.COVER:
+                continue
+            name = f"{pset.dir}/{path.name}"
+            lines += headings.get(slug(name), [])
+            lines.append(name)
     lines += trailer
-    for path in out.glob("*.patch"):
-        shutil.copyfile(path, PATCHES / path.name)
+    # Everything the old series named goes; the new sets take its place.
+    for pset in old:
+        for name in [*pset.patches, pset.cover]:
+            (PATCHES / name).unlink(missing_ok=True)
+        with contextlib.suppress(OSError):
+            (PATCHES / pset.dir).rmdir()
+    for pset, group in zip(old, groups):
+        if group:
+            (PATCHES / pset.dir).mkdir(parents=True, exist_ok=True)
+            for path in (out / pset.dir).glob("*.patch"):
+                shutil.copyfile(path, PATCHES / pset.dir / path.name)
     SERIES.write_text("\n".join(lines) + "\n")
     shutil.rmtree(out)
     save_state(applied=git("rev-parse", "series"), digest=patches_digest())
-    log(f"exported {len(new)} patches and the cover letter to patches/")
+    log(f"exported {len(commits)} patches in {sum(map(bool, groups))} sets "
+        f"to {SERIES.parent.relative_to(REPO)}/")
 
 
 def main() -> int:

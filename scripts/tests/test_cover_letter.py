@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import unittest
 from pathlib import Path
-from unittest import mock
 
 from series import tree
 
@@ -73,32 +72,26 @@ class SplitCoverTest(unittest.TestCase):
 
 
 class CoverTextTest(unittest.TestCase):
-    """cover_text(): what export carries over from patches/."""
+    """cover_text(): what export carries over from a set's cover letter."""
 
     def test_folded_subject(self) -> None:
         """The subject comes without its prefix, a folded one on one line."""
-        with mock.patch.object(tree, "PATCHES", DATA), \
-                mock.patch.object(tree, "COVER", "cover-letter-no-shortlog.patch"):
-            subject, blurb, recipients = tree.cover_text()
+        subject, blurb, recipients = tree.cover_text(DATA / "cover-letter-no-shortlog.patch")
         self.assertEqual(subject, "net: give board numbers back when a board goes away")
         self.assertTrue(blurb.startswith("A blurb"))
         self.assertEqual(recipients, "")
 
     def test_recipients_carried(self) -> None:
         """The real letter's recipients and blurb are carried over."""
-        with mock.patch.object(tree, "PATCHES", DATA), \
-                mock.patch.object(tree, "COVER", "cover-letter.patch"):
-            subject, blurb, recipients = tree.cover_text()
+        subject, blurb, recipients = tree.cover_text(DATA / "cover-letter.patch")
         self.assertEqual(subject, "net: give board numbers back when a board goes away")
         self.assertIn("Cc: Tony Nguyen", recipients)
         self.assertTrue(blurb.startswith("Many network drivers"))
 
     def test_no_letter(self) -> None:
         """Without a cover letter, git format-patch's placeholders stay."""
-        with mock.patch.object(tree, "PATCHES", DATA), \
-                mock.patch.object(tree, "COVER", "absent.patch"):
-            self.assertEqual(tree.cover_text(),
-                             ("*** SUBJECT HERE ***", "*** BLURB HERE ***", ""))
+        self.assertEqual(tree.cover_text(DATA / "absent.patch"),
+                         ("*** SUBJECT HERE ***", "*** BLURB HERE ***", ""))
 
 
 if __name__ == "__main__":

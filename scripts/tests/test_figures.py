@@ -7,12 +7,12 @@ import unittest
 
 from gate import figures
 
-TREE = "aaaa1111bbbb2222"
+TREE = "6.12 aaaa1111bbbb, 7.3 cccc2222dddd"
 
 
 def section(name: str, tree: str = TREE, body: str = "x") -> str:
     return (f"## {name}\n\n- finished today\n"
-            f"- series commit cccc3333dddd (tree {tree[:12]})\n\n{body}\n")
+            f"- series trees {tree}\n\n{body}\n")
 
 
 class MergeTest(unittest.TestCase):
@@ -32,7 +32,7 @@ class MergeTest(unittest.TestCase):
     def test_drops_sections_of_another_series(self) -> None:
         """A figure of another version of the series does not survive."""
         old = figures.HEADER + "\n" + section("make check-full, warm ccache",
-                                              tree="eeee5555ffff", body="stale")
+                                              tree="6.12 aaaa1111bbbb, 7.3 eeee5555ffff", body="stale")
         new = figures.merge(old, section("make check, warm ccache"),
                             "make check, warm ccache", TREE)
         self.assertNotIn("stale", new)

@@ -14,22 +14,22 @@ from gate import ktap, run
 class WorkersTest(unittest.TestCase):
     def schedule(self, broken: str = "") -> tuple[list[tuple[str, str, float]],
                                                    dict[str, run.Outcome]]:
-        gate = run.Gate("check")
+        gate = run.Gate("check", ["6.12", "7.3"])
         events: list[tuple[str, str, float]] = []
         lock = threading.Lock()
 
-        def fake(stage: run.Stage) -> run.Outcome:
+        def fake(job: run.Job) -> run.Outcome:
             with lock:
-                events.append(("start", stage.name, time.monotonic()))
-            time.sleep(0.05 if stage.name != run.GUESTS else 0.15)
-            if stage.name == broken:
+                events.append(("start", job.key, time.monotonic()))
+            time.sleep(0.02 if job.stage.name != run.GUESTS else 0.1)
+            if job.key == broken:
                 raise RuntimeError("broken on purpose")
             with lock:
-                events.append(("end", stage.name, time.monotonic()))
-            return run.Outcome(stage, verdict=ktap.StageVerdict(stage.name))
+                events.append(("end", job.key, time.monotonic()))
+            return run.Outcome(job, verdict=ktap.StageVerdict(job.key))
 
         gate.run_stage = fake  # type: ignore[method-assign]
-        todo = [s for s in run.STAGES if "check" in s.args]
+        todo = run.jobs("check", ["6.12", "7.3"])
         finished: dict[str, run.Outcome] = {}
         # In a thread of its own, so that a worker that never finishes
         # fails the test instead of hanging it.
@@ -40,32 +40,42 @@ class WorkersTest(unittest.TestCase):
         return events, finished
 
     def test_every_stage_once_guests_after_kernels(self) -> None:
+        """Every stage runs once on each base it runs on, a guest run
+        only after that base's guest kernels, stages named for one base
+        only there."""
         events, finished = self.schedule()
         started = [name for kind, name, _ in events if kind == "start"]
-        wanted = [s.name for s in run.STAGES if "check" in s.args]
+        wanted = [j.key for j in run.jobs("check", ["6.12", "7.3"])]
         self.assertEqual(sorted(started), sorted(wanted))
         self.assertEqual(set(finished), set(wanted))
-        kernels_done = next(t for kind, name, t in events
-                            if kind == "end" and name == run.GUESTS)
-        for stage in run.STAGES:
-            if stage.after and "check" in stage.args:
-                began = next(t for kind, name, t in events
-                             if kind == "start" and name == stage.name)
-                self.assertGreaterEqual(began, kernels_done, stage.name)
-        # The other worker did not wait for the guest kernels.
-        self.assertEqual(started[:2], [run.GUESTS, "checkpatch"])
+        for base in ("6.12", "7.3"):
+            self.assertIn(f"kunit@{base}", wanted)
+            self.assertIn(f"e2e@{base}", wanted)
+            kernels_done = next(t for kind, name, t in events
+                                if kind == "end" and name == f"{run.GUESTS}@{base}")
+            for job in run.jobs("check", [base]):
+                if job.after:
+                    began = next(t for kind, name, t in events
+                                 if kind == "start" and name == job.key)
+                    self.assertGreaterEqual(began, kernels_done, job.key)
+        self.assertIn(f"userspace@{run.UPSTREAM}", wanted)
+        self.assertEqual([k for k in wanted if k.startswith("userspace@")],
+                         [f"userspace@{run.UPSTREAM}"])
+        # Both workers start on the guest kernels, one base each.
+        self.assertEqual(started[:2], [f"{run.GUESTS}@6.12", f"{run.GUESTS}@7.3"])
 
     def test_a_broken_stage_fails_and_the_rest_run(self) -> None:
-        _, finished = self.schedule(broken="kunit")
-        self.assertEqual(finished["kunit"].verdict.failed, 1)
-        self.assertIn("bisect", finished)
-        self.assertIn("e2e", finished)
+        _, finished = self.schedule(broken="kunit@7.3")
+        self.assertEqual(finished["kunit@7.3"].verdict.failed, 1)
+        self.assertEqual(finished["kunit@6.12"].verdict.failed, 0)
+        self.assertIn("bisect@7.3", finished)
+        self.assertIn("e2e@7.3", finished)
 
     def test_broken_guest_kernels_release_the_guest_runs(self) -> None:
         """A guest-kernel build that breaks still counts as done, so the
         guest runs are started (and fail on their own) rather than hang."""
-        _, finished = self.schedule(broken=run.GUESTS)
-        self.assertIn("reliability", finished)
+        _, finished = self.schedule(broken=f"{run.GUESTS}@{run.UPSTREAM}")
+        self.assertIn(f"reliability@{run.UPSTREAM}", finished)
 
 
 if __name__ == "__main__":

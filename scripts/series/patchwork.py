@@ -1,0 +1,151 @@
+"""The checks netdev's patchwork runs on a series, locally, per set and
+per patch of patches/BASE/series (lib/sets.py):
+
+  set    at most 15 patches (netdev's limit; on a base whose series is
+         sent upstream, not on the distribution backport), and a cover
+         letter with its own subject, blurb and recipients, numbered
+         "[PREFIX 0/N]" for the set's N patches
+  patch  subject "[PREFIX i/N]": the set's prefix and its place in the
+         set; every Fixes: tag as netdev wants it (12 or more hex digits
+         and the quoted subject), on patches of a fixes set (net,
+         iwl-net) only, each with Cc: stable; a Signed-off-by: that
+         matches the author
+
+checkpatch (--strict, --codespell, 80 columns) and the gcc and clang
+builds of every prefix are the checkpatch and bisect stages. A patch of
+a fixes set without a Fixes: tag passes with a warning, as patchwork
+warns; the cover letter names the tag still to be found.
+
+  python3 -m series.patchwork       (KERNEL= picks the base)
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from lib import results, sets
+from lib.common import BASE, PATCHES, SERIES, main_guard
+
+MAX_PATCHES = 15
+FIXES = re.compile(r'^Fixes: [0-9a-f]{12,40} \("[^\n]+"\)$')
+PLACEHOLDERS = ("*** SUBJECT HERE ***", "*** BLURB HERE ***")
+
+
+@dataclass
+class Mail:
+    """What the checks read of a format-patch file."""
+
+    author: str  # "Name <address>"
+    subject: str  # unfolded, with its [PATCH ...] part
+    headers: str
+    message: str  # the commit message: from the blank line to "---"
+
+
+def read_mail(path: Path) -> Mail:
+    text = path.read_text(errors="replace")
+    headers, _, body = text.partition("\n\n")
+    unfolded = re.sub(r"\n[ \t]+", " ", headers)
+    author = re.search(r"^From: (.*)$", unfolded, re.M)
+    subject = re.search(r"^Subject: (.*)$", unfolded, re.M)
+    message = re.split(r"^---$", body, maxsplit=1, flags=re.M)[0]
+    return Mail(author.group(1).strip() if author else "",
+                subject.group(1).strip() if subject else "", unfolded, message)
+
+
+def subject_problem(mail: Mail, prefix: str, index: int, total: int) -> str:
+    """Why @mail's subject is not "[@prefix @index/@total] ...", or ""."""
+    m = re.match(r"^\[([^\]]*?) ?(\d+)/(\d+)\] \S", mail.subject)
+    if not m:
+        return f"subject has no [{prefix} i/N] part: {mail.subject!r}"
+    problems = []
+    if m.group(1) != prefix:
+        problems.append(f"prefix [{m.group(1)}], set's is [{prefix}]")
+    if (int(m.group(2)), int(m.group(3))) != (index, total):
+        problems.append(f"numbered {m.group(2)}/{m.group(3)}, is {index} of {total}")
+    return "; ".join(problems)
+
+
+def fixes_problems(mail: Mail, fixes_set: bool) -> tuple[list[str], list[str]]:
+    """Failing problems and warnings of @mail's Fixes: tags."""
+    tags = [line for line in mail.message.splitlines()
+            if line.lower().startswith("fixes:")]
+    problems = [f"malformed tag: {t!r}" for t in tags if not FIXES.match(t)]
+    warnings = []
+    if tags and not fixes_set:
+        problems.append("Fixes: on a patch outside the fixes sets (net, iwl-net)")
+    if tags and fixes_set and not re.search(r"^Cc: stable@vger\.kernel\.org$",
+                                            mail.message, re.M):
+        problems.append("a fix with Fixes: but no Cc: stable@vger.kernel.org")
+    if fixes_set and not tags:
+        warnings.append("no Fixes: tag (netdev's patchwork warns)")
+    return problems, warnings
+
+
+def signoff_problem(mail: Mail) -> str:
+    signoffs = re.findall(r"^Signed-off-by: (.+)$", mail.message, re.M)
+    if not signoffs:
+        return "no Signed-off-by:"
+    if mail.author not in [s.strip() for s in signoffs]:
+        return f"no Signed-off-by: of the author {mail.author}"
+    return ""
+
+
+def check_patch(pset: sets.PatchSet, name: str, index: int) -> tuple[bool, str]:
+    mail = read_mail(PATCHES / name)
+    problems = [p for p in (subject_problem(mail, pset.prefix, index, len(pset.patches)),
+                            signoff_problem(mail)) if p]
+    fix_problems, warnings = fixes_problems(mail, pset.is_fixes)
+    problems += fix_problems
+    if problems:
+        return False, "; ".join(problems)
+    tags = "Fixes: and Cc: stable" if "\nFixes:" in mail.message else "no Fixes:"
+    return True, "; ".join([f"[{pset.prefix} {index}/{len(pset.patches)}], "
+                            f"{tags}, signed off by its author", *warnings])
+
+
+def check_set(pset: sets.PatchSet, upstream: bool) -> tuple[bool, str]:
+    problems = []
+    count = len(pset.patches)
+    if upstream and count > MAX_PATCHES:
+        problems.append(f"{count} patches, more than netdev's {MAX_PATCHES}")
+    cover = PATCHES / pset.cover
+    if not cover.is_file():
+        problems.append(f"no cover letter {pset.cover}")
+    else:
+        mail = read_mail(cover)
+        text = cover.read_text()
+        problems += [f"cover letter still has {p}" for p in PLACEHOLDERS if p in text]
+        m = re.match(r"^\[([^\]]*?) ?0*(\d+)/(\d+)\] ", mail.subject)
+        if not m or m.group(1) != pset.prefix or int(m.group(2)) != 0 \
+                or int(m.group(3)) != count:
+            problems.append(f"cover letter subject is not [{pset.prefix} 0/{count}]: "
+                            f"{mail.subject!r}")
+        if not re.search(r"^To: \S", mail.headers, re.M):
+            problems.append("cover letter has no To: (make cover-letter)")
+    if problems:
+        return False, "; ".join(problems)
+    limit = f"<= {MAX_PATCHES}" if upstream else "distribution backport, no limit"
+    return True, f"{count} patches ({limit}), [{pset.prefix}], cover letter with recipients"
+
+
+def main() -> int:
+    rows: list[results.Row] = []
+    upstream = BASE.upstream
+    for pset in sets.read(SERIES):
+        ok, detail = check_set(pset, upstream)
+        rows.append((f"{pset.dir}", ok, detail))
+        print(f"patchwork: {'PASS' if ok else 'FAIL'}  {pset.dir}: {detail}")
+        for index, name in enumerate(pset.patches, 1):
+            ok, detail = check_patch(pset, name, index)
+            rows.append((name, ok, detail))
+            print(f"patchwork: {'PASS' if ok else 'FAIL'}  {name}: {detail}")
+    results.save("patchwork", rows)
+    failed = sum(1 for _, ok, _ in rows if not ok)
+    print(f"patchwork: {len(rows) - failed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    main_guard(main)

@@ -1,0 +1,179 @@
+"""The submission path: lib.sets reading a series as sets, series.patchwork's
+per-patch checks, series.cover_letter's per-base templates, and
+series.send_prep's sender and rewrite, on small inputs written here and
+on test_data/cover-letter.patch."""
+
+from __future__ import annotations
+
+import os
+import unittest
+from pathlib import Path
+from unittest import mock
+
+from lib import sets
+from lib.common import Failure
+from series import cover_letter, patchwork, send_prep
+
+DATA = Path(__file__).parent / "test_data"
+SERIES = """# preamble
+# == 1-net-fixes [PATCH net]: a fix
+# free comment
+1-net-fixes/0001-a.patch
+
+# == 2-next [PATCH net-next]: the rest
+2-next/0001-b.patch
+2-next/0002-c.patch
+"""
+PLACEHOLDER = "Board Numbers Team <board-numbers@lists.invalid>"
+
+
+def mail(subject: str, message: str, author: str = PLACEHOLDER) -> patchwork.Mail:
+    return patchwork.Mail(author, subject, f"From: {author}\nSubject: {subject}",
+                          message)
+
+
+class SetsTest(unittest.TestCase):
+    def test_sets_in_order(self) -> None:
+        parsed = sets.parse(SERIES)
+        self.assertEqual([(s.dir, s.prefix, len(s.patches)) for s in parsed],
+                         [("1-net-fixes", "PATCH net", 1), ("2-next", "PATCH net-next", 2)])
+        self.assertTrue(parsed[0].is_fixes)
+        self.assertFalse(parsed[1].is_fixes)
+        self.assertEqual(parsed[1].cover, "2-next/0000-cover-letter.patch")
+
+    def test_patch_outside_its_set_directory(self) -> None:
+        with self.assertRaisesRegex(Failure, "not in the directory of its set"):
+            sets.parse(SERIES.replace("2-next/0002-c.patch", "1-net-fixes/0002-c.patch"))
+
+    def test_patch_before_any_set(self) -> None:
+        with self.assertRaisesRegex(Failure, "before any set heading"):
+            sets.parse("0001-a.patch\n" + SERIES)
+
+    def test_malformed_heading(self) -> None:
+        with self.assertRaisesRegex(Failure, "set heading reads"):
+            sets.parse(SERIES.replace("# == 2-next [PATCH net-next]:", "# == 2-next:"))
+
+
+class PatchworkTest(unittest.TestCase):
+    def test_subject_prefix_and_number(self) -> None:
+        good = mail("[PATCH net-next 2/3] net: x: y", "")
+        self.assertEqual(patchwork.subject_problem(good, "PATCH net-next", 2, 3), "")
+        self.assertIn("prefix [PATCH net]",
+                      patchwork.subject_problem(mail("[PATCH net 2/3] x", ""),
+                                                "PATCH net-next", 2, 3))
+        self.assertIn("numbered 1/3, is 2 of 3",
+                      patchwork.subject_problem(mail("[PATCH net-next 1/3] x", ""),
+                                                "PATCH net-next", 2, 3))
+        self.assertIn("no [PATCH net-next i/N]",
+                      patchwork.subject_problem(mail("net: x", ""), "PATCH net-next", 1, 1))
+
+    def test_fixes_only_in_fixes_sets_with_stable(self) -> None:
+        fixed = ('Fixes: 1da177e4c3f4 ("Linux-2.6.12-rc2")\n'
+                 "Cc: stable@vger.kernel.org\n")
+        self.assertEqual(patchwork.fixes_problems(mail("x", fixed), True), ([], []))
+        problems, _ = patchwork.fixes_problems(mail("x", fixed), False)
+        self.assertEqual(problems, ["Fixes: on a patch outside the fixes sets (net, iwl-net)"])
+        problems, _ = patchwork.fixes_problems(
+            mail("x", 'Fixes: 1da177e4c3f4 ("Linux-2.6.12-rc2")\n'), True)
+        self.assertEqual(problems, ["a fix with Fixes: but no Cc: stable@vger.kernel.org"])
+
+    def test_fixes_format(self) -> None:
+        for tag in ("Fixes: 1da177e4 (\"short id\")", "Fixes: 1da177e4c3f4 Linux",
+                    "Fixes: 1da177e4c3f4 ('single quotes')"):
+            problems, _ = patchwork.fixes_problems(
+                mail("x", f"{tag}\nCc: stable@vger.kernel.org\n"), True)
+            self.assertTrue(any(p.startswith("malformed tag") for p in problems), tag)
+
+    def test_fix_without_tag_warns(self) -> None:
+        self.assertEqual(patchwork.fixes_problems(mail("x", "no tag\n"), True),
+                         ([], ["no Fixes: tag (netdev's patchwork warns)"]))
+
+    def test_signoff_of_the_author(self) -> None:
+        self.assertEqual(patchwork.signoff_problem(
+            mail("x", f"text\n\nSigned-off-by: {PLACEHOLDER}\n")), "")
+        self.assertIn("no Signed-off-by: of the author", patchwork.signoff_problem(
+            mail("x", "text\n\nSigned-off-by: Someone Else <s@e.org>\n")))
+        self.assertEqual(patchwork.signoff_problem(mail("x", "text\n")),
+                         "no Signed-off-by:")
+
+    def test_read_mail_unfolds_the_subject(self) -> None:
+        parsed = patchwork.read_mail(DATA / "cover-letter-no-shortlog.patch")
+        self.assertTrue(parsed.subject.startswith("[PATCH net-next 00/50] net: give"))
+        self.assertNotIn("\n", parsed.subject)
+
+
+class CoverTemplateTest(unittest.TestCase):
+    TEMPLATE = ("Subject: net: a set\nCc: netdev@vger.kernel.org\n\n"
+                "On @BASE@, and\n[6.12]19 more drivers.\n[7.3]16 more drivers.\n")
+
+    def test_lines_of_the_base_only(self) -> None:
+        fields = {"BASE": lambda: "7.3.4"}
+        subject, cc, blurb = cover_letter.render(self.TEMPLATE, fields, "7.3")
+        self.assertEqual((subject, cc), ("net: a set", ["netdev@vger.kernel.org"]))
+        self.assertEqual(blurb, "On 7.3.4, and\n16 more drivers.")
+        _, _, blurb = cover_letter.render(self.TEMPLATE, {"BASE": lambda: "6.12.118"},
+                                          "6.12")
+        self.assertIn("19 more drivers.", blurb)
+        self.assertNotIn("16", blurb)
+
+    def test_fields_computed_only_when_used(self) -> None:
+        def unavailable() -> str:
+            raise Failure("no check-full results")
+        fields = {"BASE": lambda: "7.3.4", "E2E_TABLE": unavailable}
+        cover_letter.render(self.TEMPLATE, fields, "7.3")
+        with self.assertRaisesRegex(Failure, "no check-full results"):
+            cover_letter.render(self.TEMPLATE + "@E2E_TABLE@\n", fields, "7.3")
+
+    def test_unknown_field(self) -> None:
+        with self.assertRaisesRegex(Failure, "fields nothing fills: NOPE"):
+            cover_letter.render(self.TEMPLATE + "@NOPE@\n", {"BASE": lambda: "x"}, "7.3")
+
+
+class SendPrepTest(unittest.TestCase):
+    def identity(self, name: str, email: str) -> tuple[str, str]:
+        values = {"user.name": name, "user.email": email}
+
+        def fake_run(cmd: list[str], **_: object) -> mock.Mock:
+            value = values.get(cmd[-1], "")
+            return mock.Mock(returncode=0 if value else 1, stdout=value + "\n")
+
+        with mock.patch.object(send_prep, "run", fake_run):
+            return send_prep.sender()
+
+    def test_placeholders_refused(self) -> None:
+        for name, email in (("Board Numbers Team", "board-numbers@lists.invalid"),
+                            ("Someone", "someone@lists.invalid"),
+                            ("Seed", "maintainers@users.noreply.a-seed.example"),
+                            ("Ex", "ex@example.com"), ("", "a@b.org"),
+                            ("Name", "")):
+            with self.subTest(email=email), self.assertRaises(Failure):
+                self.identity(name, email)
+
+    def test_person_accepted(self) -> None:
+        self.assertEqual(self.identity("Ada Lovelace", "ada@kernel-dev.org"),
+                         ("Ada Lovelace", "ada@kernel-dev.org"))
+
+    def test_rewrite(self) -> None:
+        text = (DATA / "cover-letter.patch").read_text()
+        who = "Ada Lovelace <ada@kernel-dev.org>"
+        out = send_prep.rewrite(text, who)
+        self.assertNotIn("board-numbers@lists.invalid", out)
+        self.assertNotIn("Board Numbers Team", out)
+        self.assertIn(f"From: {who}\n", out)
+        self.assertIn("Ada Lovelace (50):", out)
+        patch = (f"From: {PLACEHOLDER}\nSubject: x\n\nmsg\n\n"
+                 f"Signed-off-by: {who}\nSigned-off-by: {PLACEHOLDER}\n---\n diff\n")
+        out = send_prep.rewrite(patch, who)
+        self.assertEqual(out.count(f"Signed-off-by: {who}"), 1)
+
+    def test_thread(self) -> None:
+        out = send_prep.thread("From: a\nSubject: [PATCH 1/2] a\n long\n\nbody\n",
+                               "id-1@x.org", "id-0@x.org")
+        self.assertIn("Subject: [PATCH 1/2] a long\n", out)
+        self.assertIn("Message-Id: <id-1@x.org>\nIn-Reply-To: <id-0@x.org>\n"
+                      "References: <id-0@x.org>\n\nbody", out)
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("KERNEL", "6.12")
+    unittest.main()
