@@ -29,8 +29,9 @@ GROUPS: dict[str, list[str]] = {
     "checkpatch": ["perl", "python3-ply", "codespell"],
     # make send-prep: b4 checks the mail it writes.
     "send": ["b4", "git"],
-    # W=1 builds of each prefix of the series, with sparse (C=1).
-    "bisect": ["sparse"],
+    # W=1 builds of each prefix of the series, with sparse (C=1), and with
+    # Debian 13's clang in a root debootstrap makes (lib/toolroot.py).
+    "bisect": ["sparse", "debootstrap"],
     # The QEMU guests: a busybox initramfs with the static agent, booted
     # in QEMU; gnuplot draws the board-number plot.
     "e2e": ["qemu-system-x86", "busybox-static", "build-essential",

@@ -46,8 +46,7 @@ def ensure() -> Path:
         raise Failure(f"the clang builds need Debian 13's clang in {ROOT}, "
                       "made with debootstrap as root")
     if not shutil.which("debootstrap"):
-        run(["apt-get", "install", "-y", "-q", "--no-install-recommends",
-             "debootstrap"], env={"DEBIAN_FRONTEND": "noninteractive"}, capture=True)
+        raise Failure("debootstrap is missing: python3 -m lib.deps bisect installs it")
     from lib import deps  # the machine's mirror
     staging = ROOT.with_name(ROOT.name + ".new")
     shutil.rmtree(staging, ignore_errors=True)
