@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-
 from pathlib import Path
 
 from lib.common import BASE, Failure, log, main_guard, run

@@ -121,6 +121,8 @@ def main() -> int:
         log(f"mutants: {m.name} left out: {m.path} is not in this base")
     batches = [[m for m in b if m not in absent] for b in batches]
     batches = [b for b in batches if b]
+    if not batches:
+        raise Failure("no mutant applies to this base's tree")
     rows: list[tuple[str, bool, str]] = []
     began = time.monotonic()
     for i, batch in enumerate(batches, 1):

@@ -23,9 +23,7 @@ from __future__ import annotations
 
 import re
 import textwrap
-from typing import Any
-
-from typing import Callable
+from typing import Any, Callable
 
 from lib import results, sets
 from lib.common import (
@@ -157,7 +155,8 @@ def for_base(text: str, base: str = KERNEL) -> str:
             out.append(line)
         elif tagged.group(1) == base:
             out.append(line[tagged.end():])
-    return "".join(out)
+    # Blocks left out leave their blank lines: one between paragraphs.
+    return re.sub(r"\n{3,}", "\n\n", "".join(out))
 
 
 def render(template: str, fields: dict[str, Callable[[], str]],

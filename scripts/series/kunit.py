@@ -19,8 +19,8 @@ from typing import Iterator
 
 from lib import results
 from lib.common import (
-    BUILD, REPO, SCRIPTS, TREE, TROUBLE, Failure, jobs, kunitconfigs, log,
-    main_guard, run
+    BUILD, REPO, SCRIPTS, TREE, TROUBLE, Failure, jobs, kunitconfigs, log, main_guard,
+    run
 )
 
 

@@ -26,11 +26,11 @@ import re
 import shutil
 from pathlib import Path
 
-from lib.common import (
-    BASE, BUILD, PATCHES, REPO, SERIES, TARBALL, TREE, Failure, log,
-    main_guard, run, series_patches
-)
 from lib import sets
+from lib.common import (
+    BASE, BUILD, PATCHES, REPO, SERIES, TARBALL, TREE, Failure, log, main_guard, run,
+    series_patches
+)
 
 STATE = TREE / ".git" / "board-numbers-state.json"
 # Fixed identities and dates keep the base commit the same on every machine.

@@ -110,6 +110,9 @@ class InBaseTest(unittest.TestCase):
         param.parent.mkdir(parents=True)
         param.write_text("E1000_PARAM(TxDescriptors, \"Number of transmit descriptors\");\n")
         (cls.tree / "other.c").write_text("static int NewBoardCount;\n")
+        # A file with a line over 80 columns (a tab is 8), and one without.
+        (cls.tree / "wide.c").write_text("\t" + "x" * 73 + ";\n")
+        (cls.tree / "narrow.c").write_text("\t" + "x" * 71 + ";\n")
         cls.git("init", "-q", "-b", "base")
         cls.git("add", "-A")
         cls.git("commit", "-q", "-m", "base")
@@ -143,6 +146,34 @@ class InBaseTest(unittest.TestCase):
             self.assertIsNotNone(checkpatch.accepted(CAMEL, FILES))
             self.assertIsNone(checkpatch.accepted(
                 "CHECK:CAMELCASE: Avoid CamelCase: <BoardSlotCount>", FILES))
+
+
+    def test_long_lines_where_the_file_has_them(self) -> None:
+        """LONG_LINE passes in a file whose base version already goes past
+        80 columns, fails in one that follows 80, and in a file the base
+        does not have (one the series adds)."""
+        finding = "WARNING:LONG_LINE: line length of 84 exceeds 80 columns"
+        with mock.patch.object(checkpatch, "TREE", self.tree):
+            self.assertIsNotNone(checkpatch.accepted(finding, FILES, "", "wide.c"))
+            self.assertIsNone(checkpatch.accepted(finding, FILES, "", "narrow.c"))
+            self.assertIsNone(checkpatch.accepted(finding, FILES, "", "new_kunit.c"))
+            self.assertIsNone(checkpatch.accepted(finding, FILES, "", ""))
+
+
+class FindingsTest(unittest.TestCase):
+    """checkpatch.findings_of(): each finding with the file it names."""
+
+    def test_file_of_each_finding(self) -> None:
+        output = ("WARNING:LONG_LINE: line length of 84 exceeds 80 columns\n"
+                  "#52: FILE: drivers/net/ethernet/fealnx_options_kunit.c:81:\n"
+                  "+\t\tKUNIT_EXPECT_EQ(...);\n\n"
+                  "CHECK:CAMELCASE: Avoid CamelCase: <TxDescriptors>\n"
+                  "#90: FILE: drivers/net/ethernet/intel/e1000/e1000_param.c:7:\n")
+        self.assertEqual(checkpatch.findings_of(output), [
+            ("WARNING:LONG_LINE: line length of 84 exceeds 80 columns",
+             "drivers/net/ethernet/fealnx_options_kunit.c"),
+            ("CHECK:CAMELCASE: Avoid CamelCase: <TxDescriptors>",
+             "drivers/net/ethernet/intel/e1000/e1000_param.c")])
 
 
 class PatchedFilesTest(unittest.TestCase):

@@ -124,6 +124,9 @@ class MainTest(unittest.TestCase):
                                   side_effect=lambda *a, **k: saved.append(a)), \
                 mock.patch("sys.argv", ["mutants.run"]):
             (Path(tmp) / ".git").mkdir()
+            for m in batch:  # the files the mutants change are in this base
+                (Path(tmp) / m.path).parent.mkdir(parents=True, exist_ok=True)
+                (Path(tmp) / m.path).write_text("code\n")
             out = io.StringIO()
             with contextlib.redirect_stdout(out):
                 code = mutants_run.main()
@@ -134,6 +137,30 @@ class MainTest(unittest.TestCase):
         self.assertEqual(code, 0)
         self.assertTrue(out.rstrip().endswith("mutants: 2 caught, 0 survived"))
         self.assertEqual([ok for _, ok, _ in saved[0][1]], [True, True])
+
+    def test_absent_driver_left_out(self) -> None:
+        """A mutant of a driver the base does not have is left out and
+        said so; the others still run."""
+        batch = [mutant("a", "drivers/a.c", catcher="kunit:a"),
+                 mutant("gone", "drivers/gone.c", catcher="kunit:gone")]
+        with tempfile.TemporaryDirectory() as tmp, \
+                mock.patch.object(mutants_run, "TREE", Path(tmp)), \
+                mock.patch.object(mutants_run, "BATCHES", [batch]), \
+                mock.patch.object(mutants_run, "fresh_copy"), \
+                mock.patch.object(mutants_run, "apply"), \
+                mock.patch.object(mutants_run, "judge",
+                                  side_effect=lambda b: [(m, True, "red") for m in b]), \
+                mock.patch.object(mutants_run.results, "save"), \
+                mock.patch("sys.argv", ["mutants.run"]):
+            (Path(tmp) / ".git").mkdir()
+            (Path(tmp) / "drivers").mkdir()
+            (Path(tmp) / "drivers" / "a.c").write_text("code\n")
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out):
+                code = mutants_run.main()
+        self.assertEqual(code, 0)
+        self.assertIn("gone left out: drivers/gone.c is not in this base", out.getvalue())
+        self.assertTrue(out.getvalue().rstrip().endswith("mutants: 1 caught, 0 survived"))
 
     def test_a_survivor_fails_the_run(self) -> None:
         code, out, saved = self.run_main({"a": True, "b": False})
