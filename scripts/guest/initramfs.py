@@ -10,6 +10,13 @@ options from the kernel command line), starts the agent, and then runs
 the commands the host writes to the serial console (Guest.shell()) with
 busybox sh, reading them through a pipe so that the shell is not
 interactive: no prompt, no line editing, and no echo.
+
+The agent writes its lines to /dev/kmsg, not to the console: in 7.3
+(not 6.12) the serial console prints from a kernel thread (nbcon), so a line
+written to the tty could reach the host before the driver messages of
+the probe it reports. In the kernel's log the agent's line is always
+after them, as the probe came before the link event. printk.devkmsg=on
+(pc-acpi-hotplug.json) lifts the rate limit on such writes.
 """
 
 from __future__ import annotations
@@ -47,7 +54,7 @@ mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t debugfs debugfs /sys/kernel/debug
 mkdir -p /tmp
-{load}/bin/nicwatch {",".join(up_drivers)} &
+{load}/bin/nicwatch {",".join(up_drivers)} >/dev/kmsg &
 stty -F /dev/console -echo
 exec sh -c 'cat /dev/console | {{ echo SHELL ready; exec sh; }}'
 """

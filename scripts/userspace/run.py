@@ -109,9 +109,9 @@ def run_one(k: Kernel, replugs: int, handler: bool) -> tuple[Tally, int, str]:
     try:
         if handler:
             # -f: in the foreground (in the background of the shell), so
-            # that the handler's lines reach the console; a daemon's
-            # output goes to /dev/null.
-            guest.shell("mdev -df &", TIMEOUT)
+            # that the handler's lines are kept; a daemon's output goes to
+            # /dev/null. To /dev/kmsg, as the agent's: after its "add".
+            guest.shell("mdev -df >/dev/kmsg &", TIMEOUT)
         steps = [(KEPT, 3)] + [(REPLUGGED, SLOTS[i % 2]) for i in range(replugs)]
         for cycle, (nic, slot) in enumerate(steps, 1):
             why = plug(guest, nic, slot, handler)
