@@ -28,14 +28,16 @@ class Base:
 
     name: str  # "7.3": make's KERNEL=, patches/7.3/, build/7.3/
     package: str  # the Debian package that installs the tarball
-    suite: str  # the apt suite it comes from ("" for Debian 12's own)
+    suite: str  # the apt suite it comes from, added where it is missing
     upstream: bool  # the sets as sent upstream (netdev's 15-patch limit)
     role: str  # what the series on this base is for
 
 
 # The default stays the base every target ran on before 7.3 existed.
 BASES = {
-    "6.12": Base("6.12", "linux-source-6.12", "", False,
+    # Debian 12 publishes its 6.12 kernel only in the security suite,
+    # which a minimal root (debootstrap) does not have in its sources.
+    "6.12": Base("6.12", "linux-source-6.12", "bookworm-security", False,
                  "Debian 12's kernel: the distribution backport of the sets"),
     "7.3": Base("7.3", "linux-source-7.3", "trixie-backports", True,
                 "the newest packaged kernel: the sets as sent upstream"),

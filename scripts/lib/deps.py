@@ -38,10 +38,13 @@ GROUPS: dict[str, list[str]] = {
 }
 
 
-# A base packaged in a newer Debian's suite (7.3: Debian 13's backports)
-# comes from that suite on Debian 12's mirror, pinned at priority 1: apt
-# installs from it only what nothing else provides (the kernel source, which
-# needs only binutils and xz-utils), and never upgrades a package from it.
+# A base's source package comes from a suite apt may not have: Debian 13's
+# backports for 7.3, Debian 12's security suite for 6.12 (a debootstrap
+# root has neither). Where apt has no candidate for the package, that suite
+# is added on Debian 12's mirror, pinned at priority 1: apt installs from it
+# only what nothing else provides (the kernel source, which needs only
+# binutils and xz-utils), and never upgrades a package from it. A machine
+# whose sources have the suite already is left as it is.
 APT_SOURCES = Path("/etc/apt/sources.list.d")
 APT_PREFERENCES = Path("/etc/apt/preferences.d")
 KEYRING = "/usr/share/keyrings/debian-archive-keyring.gpg"
@@ -74,6 +77,9 @@ def add_suite(suite: str) -> bool:
     if os.geteuid() != 0:
         raise Failure(f"Debian's {suite} suite is not in apt's sources; as "
                       f"root, make {sources} and a pin (see lib/deps.py)")
+    uri = debian_mirror()
+    if suite.endswith("-security"):
+        uri += "-security"  # deb.debian.org/debian-security, the same host
     log(f"adding Debian's {suite} suite to apt's sources, pinned at 1")
     (APT_PREFERENCES / f"{name}").write_text(
         f"# Added by board-numbers (lib/deps.py): install {suite} packages only\n"
@@ -81,9 +87,19 @@ def add_suite(suite: str) -> bool:
         f"Package: *\nPin: release n={suite}\nPin-Priority: 1\n")
     sources.write_text(
         f"# Added by board-numbers (lib/deps.py) for the kernel source package.\n"
-        f"Types: deb\nURIs: {debian_mirror()}\nSuites: {suite}\n"
+        f"Types: deb\nURIs: {uri}\nSuites: {suite}\n"
         f"Components: main\nSigned-By: {KEYRING}\n")
     return True
+
+
+def has_candidate(pkg: str) -> bool:
+    """Whether apt's sources (after an update, as root) offer @pkg."""
+    if os.geteuid() == 0:
+        run(["apt-get", "update", "-q"], env={"DEBIAN_FRONTEND": "noninteractive"},
+            capture=True)
+    proc = subprocess.run(["apt-cache", "policy", pkg], stdout=subprocess.PIPE,
+                          stderr=subprocess.DEVNULL, text=True, check=False)
+    return "Candidate:" in proc.stdout and "Candidate: (none)" not in proc.stdout
 
 
 def installed(pkg: str) -> bool:
@@ -97,7 +113,7 @@ def ensure(packages: list[str]) -> None:
     missing = sorted({p for p in packages if not installed(p)})
     if not missing:
         return
-    if BASE.suite and BASE.package in missing:
+    if BASE.package in missing and not has_candidate(BASE.package):
         add_suite(BASE.suite)
     if os.geteuid() != 0:
         raise Failure("missing Debian packages, install them as root: "
