@@ -18,6 +18,7 @@ apt-get does.
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shlex
 import shutil
@@ -38,7 +39,15 @@ CCACHE = Path.home() / ".cache" / "ccache-trixie-clang"
 
 
 def ensure() -> Path:
-    """The root, made when missing."""
+    """The root, made when missing. The gate's two workers may both need
+    it at once (bisect on each base): the second waits for the first."""
+    ROOT.parent.mkdir(parents=True, exist_ok=True)
+    with open(ROOT.with_name(ROOT.name + ".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        return _make()
+
+
+def _make() -> Path:
     wanted = " ".join(PACKAGES)
     if STAMP.is_file() and STAMP.read_text().strip() == wanted:
         return ROOT
