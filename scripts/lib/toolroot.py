@@ -22,6 +22,7 @@ import fcntl
 import os
 import shlex
 import shutil
+import subprocess
 from pathlib import Path
 
 from lib.common import Failure, log, run
@@ -74,6 +75,13 @@ def _make() -> Path:
 
 def command(cmd: list[str], binds: list[Path], cwd: Path) -> list[str]:
     """@cmd run in the root, in @cwd, with @binds mounted at their paths."""
+    # unshare makes every mount private from "/" down, so that the binds
+    # stay in its namespace; that needs "/" to be a mount point, which in
+    # a chroot it is not unless the chroot's directory was bound first.
+    if subprocess.run(["mountpoint", "-q", "/"], check=False).returncode != 0:
+        raise Failure("the clang builds mount in a namespace of their own, which "
+                      "needs / to be a mount point; in a chroot, bind-mount its "
+                      "directory onto itself first (mount --rbind DIR DIR)")
     CCACHE.mkdir(parents=True, exist_ok=True)
     steps = []
     for path in [*binds, CCACHE]:
