@@ -93,10 +93,7 @@ def add_suite(suite: str) -> bool:
 
 
 def has_candidate(pkg: str) -> bool:
-    """Whether apt's sources (after an update, as root) offer @pkg."""
-    if os.geteuid() == 0:
-        run(["apt-get", "update", "-q"], env={"DEBIAN_FRONTEND": "noninteractive"},
-            capture=True)
+    """Whether apt's package lists offer @pkg."""
     proc = subprocess.run(["apt-cache", "policy", pkg], stdout=subprocess.PIPE,
                           stderr=subprocess.DEVNULL, text=True, check=False)
     return "Candidate:" in proc.stdout and "Candidate: (none)" not in proc.stdout
@@ -113,14 +110,16 @@ def ensure(packages: list[str]) -> None:
     missing = sorted({p for p in packages if not installed(p)})
     if not missing:
         return
-    if BASE.package in missing and not has_candidate(BASE.package):
-        add_suite(BASE.suite)
+    env = {"DEBIAN_FRONTEND": "noninteractive"}
+    if os.geteuid() == 0:
+        run(["apt-get", "update", "-q"], env=env, capture=True)
+    if BASE.package in missing and not has_candidate(BASE.package) \
+            and add_suite(BASE.suite):
+        run(["apt-get", "update", "-q"], env=env, capture=True)
     if os.geteuid() != 0:
         raise Failure("missing Debian packages, install them as root: "
                       f"apt-get install {' '.join(missing)}")
     log(f"installing {' '.join(missing)}")
-    env = {"DEBIAN_FRONTEND": "noninteractive"}
-    run(["apt-get", "update", "-q"], env=env, capture=True)
     proc = run(["apt-get", "install", "-y", "-q", "--no-install-recommends",
                 *missing], env=env, capture=True, check=False)
     still = [p for p in missing if not installed(p)]
