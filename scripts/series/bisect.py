@@ -214,7 +214,7 @@ def main() -> int:
     worktree()
     if git("rev-list", "--count", "base..series") != str(len(names)):
         raise Failure("branch series does not hold the series: run 'make tree'")
-    toolroot.ensure()
+    toolroot.CLANG.ensure()
     configure()
     configure(clang=True)
     original = git("rev-parse", "series")
@@ -267,7 +267,7 @@ def main() -> int:
         git("checkout", "-q", "--detach", "series")
         if git("rev-parse", "HEAD") != original:
             raise Failure("could not return to branch series")
-    results.save("bisect", rows, clang=f"clang{toolroot.LLVM} (Debian {toolroot.SUITE})")
+    results.save("bisect", rows, clang=f"clang{toolroot.LLVM} (Debian {toolroot.CLANG.suite})")
     print(f"bisect: {passed} passed, {failed} failed")
     return 1 if failed else 0
 

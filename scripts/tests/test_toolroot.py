@@ -1,4 +1,4 @@
-"""lib.toolroot: the clang root is made once when two stages ask at once."""
+"""lib.toolroot: a root is made once when two stages ask for it at once."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from lib import toolroot
 class EnsureTest(unittest.TestCase):
     def test_two_workers_make_the_root_once(self) -> None:
         with tempfile.TemporaryDirectory() as tmp:
-            root = Path(tmp) / "trixie-clang"
+            root = toolroot.Root("test-root", "bookworm", ("udev",), "the test")
             calls: list[str] = []
             overlaps: list[str] = []
             inside = threading.Semaphore(1)
@@ -33,19 +33,17 @@ class EnsureTest(unittest.TestCase):
                 inside.release()
                 return subprocess.CompletedProcess(cmd, 0, "", "")
 
-            with mock.patch.multiple(toolroot, ROOT=root,
-                                     STAMP=root / "etc" / "board-numbers-toolroot",
-                                     run=debootstrap), \
+            with mock.patch.multiple(toolroot, CACHE=Path(tmp), run=debootstrap), \
                     mock.patch.object(os, "geteuid", return_value=0), \
                     mock.patch("shutil.which", return_value="/usr/sbin/debootstrap"):
-                workers = [threading.Thread(target=toolroot.ensure) for _ in range(2)]
+                workers = [threading.Thread(target=root.ensure) for _ in range(2)]
                 for w in workers:
                     w.start()
                 for w in workers:
                     w.join(10)
             self.assertEqual(overlaps, [])
             self.assertEqual(len(calls), 1)
-            self.assertTrue((root / "etc" / "board-numbers-toolroot").is_file())
+            self.assertTrue(Path(tmp, "test-root", "etc", "board-numbers-toolroot").is_file())
 
 
 if __name__ == "__main__":
