@@ -40,6 +40,10 @@ def _header(name: str, mode: int, size: int, ino: int,
     return data + b"\0" * (-len(data) % 4)
 
 
+class Symlink(str):
+    """An archive entry that is a symbolic link to this target."""
+
+
 def _entry(name: str, mode: int, body: bytes, ino: int) -> bytes:
     return _header(name, mode, len(body), ino) + body + b"\0" * (-len(body) % 4)
 
@@ -69,8 +73,10 @@ def module_files(root: Path, release: str) -> dict[str, bytes]:
             for f in sorted(base.rglob("*")) if f.is_file()}
 
 
-def write(path: Path, init: str, extra: dict[str, bytes] | None = None) -> Path:
-    """Write the archive at @path: /init is @init, run by busybox sh."""
+def write(path: Path, init: str,
+          extra: dict[str, bytes | Symlink] | None = None) -> Path:
+    """Write the archive at @path: /init is @init, run by busybox sh;
+    @extra's files (executable) and symbolic links as well."""
     if not BUSYBOX.is_file():
         raise Failure(f"{BUSYBOX} missing: install Debian's busybox-static")
     entries = [("dev", 0o40755, b""), ("proc", 0o40755, b""),
@@ -86,7 +92,10 @@ def write(path: Path, init: str, extra: dict[str, bytes] | None = None) -> Path:
             if parent not in dirs:
                 dirs.add(parent)
                 entries.append((parent, 0o40755, b""))
-        entries.append((name, 0o100755, body))
+        if isinstance(body, Symlink):
+            entries.append((name, 0o120777, body.encode()))
+        else:
+            entries.append((name, 0o100755, body))
     out = bytearray()
     for ino, (name, mode, body) in enumerate(entries, 2):
         out += _entry(name, mode, body, ino)
@@ -108,8 +117,9 @@ LOAD = ["e1000e"]
 
 
 def for_kernel(path: Path, kernel: GuestKernel, agent: bytes,
-               up_drivers: list[str], extra: dict[str, bytes] | None = None) -> Path:
+               up_drivers: list[str],
+               extra: dict[str, bytes | Symlink] | None = None) -> Path:
     """The archive for @kernel: its modules (LOAD loaded at boot), the agent."""
-    files = {"bin/nicwatch": agent, **module_files(kernel.modules, kernel.release),
+    files: dict[str, bytes | Symlink] = {"bin/nicwatch": agent, **module_files(kernel.modules, kernel.release),
              **(extra or {})}
     return write(path, init_script(up_drivers, LOAD), files)

@@ -35,6 +35,9 @@ GROUPS: dict[str, list[str]] = {
     # in QEMU; gnuplot draws the board-number plot.
     "e2e": ["qemu-system-x86", "busybox-static", "build-essential",
             "gnuplot-nox"],
+    # The userspace path's guest runs Debian 12's udev and ethtool, taken
+    # from a root debootstrap makes (lib/toolroot.py).
+    "userspace": ["debootstrap"],
 }
 
 
