@@ -87,7 +87,7 @@ e2e: tree
 	@$(PY) lib.deps build e2e && $(PY) e2e.run
 
 userspace: tree
-	@$(PY) lib.deps build e2e && $(PY) userspace.run
+	@$(PY) lib.deps build e2e userspace && $(PY) userspace.run
 
 reliability: tree
 	@$(PY) lib.deps build e2e && $(PY) reliability.run

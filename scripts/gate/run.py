@@ -22,8 +22,9 @@ every base it runs on (ONLY), and counts its cases:
                build)
   e2e          hot-plug scenarios a-g in QEMU on the patched kernel, each
                caught on the plain kernel (the negative control)
-  userspace    a re-plugged NIC configured by a hot-plug handler, no module
-               parameters; caught without the handler
+  userspace    hot-plugged NICs configured by Debian's udev from .link
+               files, and by a udev rule running ethtool, no module
+               parameters; each caught without its files
   reliability  fault injection in probe, 40 NICs probed asynchronously,
                removal under traffic, bad parameters, in-guest loops; each
                caught on the plain kernel too
@@ -32,13 +33,14 @@ The tiers run the same stages and scenarios, each with its negative
 control; they differ in depth (see TIERS):
 
   check  the pull-request gate: scenarios a and b 20 cycles, c 40 steps,
-         no raw-loop figure; userspace 10 re-plugs; reliability --short
+         no raw-loop figure; reliability --short
          (100 unbind/bind, 20 remove/rescan, 10 surprise removals, fault
          injection on e1000); kunit-debug skipped (its cold build alone
          is half the cold budget)
-  full   the nightly depth: 100-cycle scenarios with the raw loop, 50
-         re-plugs, 1000 binds, 200 rescans, 50 surprise removals, both
-         drivers under fault injection, kunit-debug
+  full   the nightly depth: 100-cycle scenarios with the raw loop, 1000
+         binds, 200 rescans, 50 surprise removals, both drivers under
+         fault injection, kunit-debug
+  (userspace runs whole in both: 50 re-plugs per variant, 100 s)
   debug  e2e scenarios a-d and f, a 1000-cycle soak, the async, params
          and loops runs on the debug guest kernel (see e2e.run and
          reliability.run for what is left out there, and why)
@@ -135,7 +137,7 @@ STAGES = [
     Stage("e2e", "e2e.run",
           {"check": ("--cycles", "20", "--steps", "40", "--no-raw"), "full": ()},
           after=GUESTS),
-    Stage("userspace", "userspace.run", {"check": ("--replugs", "10"), "full": ()},
+    Stage("userspace", "userspace.run", {"check": (), "full": ()},
           after=GUESTS, only=UPSTREAM, why_only=ONE_BASE),
     Stage("bisect", "series.bisect", {"check": (), "full": ()}),
     # After KUnit and the guest kernels, whose objects its builds reuse.
@@ -156,7 +158,7 @@ STAGES = [
           after=GUESTS, result="reliability-debug"),
 ]
 SETUP = {"check": [("lib.deps", "tree", "build", "kunit", "checkpatch",
-                    "bisect", "e2e"), ("series.tree", "prepare")],
+                    "bisect", "e2e", "userspace"), ("series.tree", "prepare")],
          "debug": [("lib.deps", "tree", "build", "e2e"),
                    ("series.tree", "prepare")]}
 SETUP["full"] = SETUP["check"]

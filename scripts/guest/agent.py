@@ -41,10 +41,9 @@ def build() -> Path:
     return build_static(SOURCE)
 
 
-def parse_add(line: str, verb: str = "add") -> dict[str, int | str] | None:
-    """The fields of a "NICWATCH add" line (or of another @verb's, such
-    as "set"), numbers as ints."""
-    m = re.search(rf"NICWATCH {verb} (.*)$", line)
+def parse_add(line: str) -> dict[str, int | str] | None:
+    """The fields of a "NICWATCH add" line, numbers as ints."""
+    m = re.search(r"NICWATCH add (.*)$", line)
     if not m:
         return None
     fields: dict[str, int | str] = {}

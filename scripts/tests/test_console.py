@@ -105,12 +105,12 @@ class ConsoleLinesTest(unittest.TestCase):
 class ParseAddTest(unittest.TestCase):
     """guest.agent.parse_add() on its own."""
 
-    def test_other_verbs_and_bad_numbers(self) -> None:
-        """"set" lines parse with verb="set" only; a number the agent
-        garbled stays text, for the check to name."""
-        line = ADD.replace("NICWATCH add", "NICWATCH set").replace("tx=256", "tx=2x6")
-        self.assertIsNone(parse_add(line))
-        fields = parse_add(line, verb="set")
+    def test_other_lines_and_bad_numbers(self) -> None:
+        """Only "add" lines parse; a number the agent garbled stays text,
+        for the check to name."""
+        line = ADD.replace("tx=256", "tx=2x6")
+        self.assertIsNone(parse_add(line.replace("NICWATCH add", "NICWATCH del")))
+        fields = parse_add(line)
         assert fields is not None
         self.assertEqual((fields["tx"], fields["rx"]), ("2x6", 256))
 

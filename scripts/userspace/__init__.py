@@ -1,2 +1,3 @@
-"""The userspace path: hot-plugged NICs configured by a hot-plug handler,
-with no module parameter (the guest's handler files live here too)."""
+"""The userspace path: hot-plugged NICs configured by Debian's udev from
+.link files or a rule running ethtool, with no module parameter (the
+files the guest gets live here too)."""

@@ -1,25 +1,34 @@
-"""The userspace path: hot-plugged NICs configured by a hot-plug handler.
+"""The userspace path: hot-plugged NICs configured by udev, as users do it.
 
   userspace.run [--replugs 50]
 
 What netdev asks of per-board module parameters is that hot-plugged NICs
-be configured from userspace instead. This run shows that path working,
-with no module parameter at all on the kernel command line: in the
-guest, busybox mdev listens for uevents (mdev -df, scripts/userspace/
-mdev.conf) and runs scripts/userspace/nic-configure for every network
-interface that appears; the handler looks the NIC up in /etc/nic-settings
-by MAC address or PCI path and sets its ring sizes through the agent
-("nicwatch set", the ETHTOOL_SRINGPARAM ioctl of ethtool -G), which
-reads them back. One e1000 is keyed by its PCI path and stays; another,
-keyed by its MAC address, is hot-plugged --replugs times, into two slots
-in turn. After every add the handler's read-back must show that NIC's
-own ring sizes.
+be configured from userspace instead. This run shows that path with the
+tools users run and no module parameter at all: Debian 12's systemd-udevd
+(guest/userland.py), started in the guest the way an initramfs starts it,
+with Debian's own rules and 99-default.link, applies the settings; after
+every add, Debian's ethtool reads them back (nic-readback, readback.py).
 
-The negative control boots the same guest without registering the
-handler: the check must catch the NIC keeping the driver's defaults.
-(The plain kernel is no control here: userspace configuration never
-depended on board numbers, which is its point.) The README shows the
-systemd .link file that does the same.
+Two variants, each with the README's files byte for byte (settings/;
+each file's first line is the path it is installed at, and a harness test
+compares them with the README):
+
+  link   the three .link files: one e1000 matched by Path= (slot 3),
+         one e1000 matched by MACAddress=, one e1000e matched by
+         MACAddress=;
+  rule   the udev rule that runs ethtool for the same three NICs.
+
+In each, the e1000 at slot 3 is plugged once and stays; the e1000 matched
+by MAC is hot-plugged --replugs times into slots 4, 5 and 6 in turn; the
+e1000e into slot 7, re-plugged into slots 7 and 8 every tenth cycle. After
+every add its ring sizes and the other settings must read back as the
+files set them, and in the link variant ID_NET_LINK_FILE must name its
+.link file.
+
+Each variant has a control: the same guest without its files, which must
+be caught at the first add (the driver's defaults). The plain kernel is
+no control here: userspace configuration never depended on board
+numbers, which is its point.
 """
 
 from __future__ import annotations
@@ -29,127 +38,201 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from e2e.check import Tally, finish
-from guest import agent, initramfs, kernel as guest_kernel
+from guest import agent, initramfs, kernel as guest_kernel, userland
 from guest.machine import Guest
 from guest.session import Kernel, boot, side_by_side
 from lib import results
 from lib.common import BUILD, Failure, log, main_guard
+from userspace import readback
 
 OUT = BUILD / "userspace"
-HANDLER = Path(__file__).parent
-TIMEOUT = 60.0
-# How long the control waits for a handler that is not there.
-NO_HANDLER_WAIT = 15.0
+HERE = Path(__file__).parent
+SETTINGS = HERE / "settings"
+TIMEOUT = 90.0
+# How the guest starts udev: as initramfs-tools' init-top/udev does, and
+# then makes sure that it answers.
+START_UDEV = """mkdir -p /run /etc/systemd/network /etc/udev/rules.d &&
+/usr/lib/systemd/systemd-udevd --daemon --resolve-names=never &&
+/usr/bin/udevadm trigger --type=subsystems --action=add &&
+/usr/bin/udevadm trigger --type=devices --action=add &&
+/usr/bin/udevadm settle --timeout=60 &&
+/usr/bin/udevadm control --ping"""
 
 
 @dataclass(frozen=True)
 class Nic:
     device_id: str
+    model: str  # the QEMU device
     mac: str
-    key: str  # how /etc/nic-settings names it: MAC or "pci-<address>"
-    tx: int
-    rx: int
+    link_file: str  # the .link file that matches it
+    want: tuple[tuple[str, str], ...]  # readback field, value the files set
 
 
-KEPT = Nic("kept", "52:54:00:00:00:0a", "pci-0000:00:03.0", 384, 768)
-REPLUGGED = Nic("replugged", "52:54:00:00:00:0b", "52:54:00:00:00:0b", 512, 1024)
-SLOTS = (4, 5)  # the replugged NIC's slots, in turn: the MAC key follows it
+KEPT = Nic("kept", "e1000", "52:54:00:00:00:0a", "10-lan-slot3.link",
+           (("tx", "384"), ("rx", "768"), ("advertised", "100baseT/Full 1000baseT/Full")))
+REPLUGGED = Nic("replugged", "e1000", "52:54:00:00:00:0b", "10-lan-replugged.link",
+                (("tx", "512"), ("rx", "1024"), ("autoneg", "off"),
+                 ("rx_pause", "off"), ("tx_pause", "off"), ("rx_csum", "on")))
+COALESCED = Nic("coalesced", "e1000e", "52:54:00:00:00:0c", "10-lan-coalesced.link",
+                (("tx", "512"), ("rx", "512"), ("rx_usecs", "125")))
+KEPT_SLOT = 3
+REPLUG_SLOTS = (4, 5, 6)
+E1000E_SLOTS = (7, 8)
+E1000E_EVERY = 10  # cycles between the e1000e's re-plugs
+DEFAULT_LINK = "/usr/lib/systemd/network/99-default.link"
 
 
-def settings() -> bytes:
-    return "".join(f"{n.key} {n.tx} {n.rx}\n" for n in (KEPT, REPLUGGED)).encode()
+@dataclass(frozen=True)
+class Variant:
+    name: str
+    files: tuple[str, ...]  # under settings/
 
 
-def kernel() -> Kernel:
-    built = guest_kernel.build("patched")
-    extra = {"bin/nic-configure": (HANDLER / "nic-configure").read_bytes(),
-             "etc/mdev.conf": (HANDLER / "mdev.conf").read_bytes(),
-             "etc/nic-settings": settings()}
-    initrd = initramfs.for_kernel(OUT / "initramfs.cpio", built,
-                                  agent.build().read_bytes(), [], extra)
-    return Kernel("patched", built.image, initrd)
+LINK = Variant("link", ("10-lan-slot3.link", "10-lan-replugged.link",
+                        "10-lan-coalesced.link"))
+RULE = Variant("rule", ("90-nic-settings.rules",))
 
 
-def plug(guest: Guest, nic: Nic, slot: int, handler: bool) -> str:
-    """Hot-add @nic at @slot: "" when the handler gave it its settings,
-    else what went wrong. Without a @handler, the wait for it is short."""
+def install_path(text: str) -> str:
+    """Where a settings file goes: the path its first line names."""
+    first = text.splitlines()[0] if text else ""
+    if not first.startswith("# /etc/"):
+        raise Failure(f"a settings file must begin with '# /etc/...', not {first!r}")
+    return first[2:].strip()
+
+
+def initrd(built: guest_kernel.GuestKernel, name: str, files: tuple[str, ...]) -> Path:
+    """@built's initramfs with udev, ethtool, nic-readback and @files."""
+    extra: dict[str, bytes | initramfs.Symlink] = {
+        **userland.files(),
+        "bin/nic-readback": (HERE / "nic-readback").read_bytes()}
+    for f in files:
+        body = (SETTINGS / f).read_bytes()
+        extra[install_path(body.decode()).lstrip("/")] = body
+    return initramfs.for_kernel(OUT / f"initramfs-{name}.cpio", built,
+                                agent.build().read_bytes(), [], extra)
+
+
+def plug(guest: Guest, nic: Nic, slot: int, variant: Variant | None) -> list[str]:
+    """Hot-add @nic at @slot and read it back: what differs from what
+    @variant's files set ("field=read (want value)"); with None (a
+    control), the .link file wanted is Debian's default."""
     pci = f"0000:00:{slot:02x}.0"
-    guest.qmp.command("device_add", driver="e1000", id=nic.device_id,
+    guest.qmp.command("device_add", driver=nic.model, id=nic.device_id,
                       mac=nic.mac, bus="pci.0", addr=hex(slot))
-    _, m = guest.collect_until(rf"NICWATCH add .*bus={pci} .*", TIMEOUT)
-    added = agent.parse_add(m.group(0)) or {}
-    try:
-        _, m = guest.collect_until(
-            rf"NICWATCH set .*bus={pci} .*|NICSETUP nothing.*|NICWATCH error: set.*",
-            TIMEOUT if handler else NO_HANDLER_WAIT)
-    except Failure:
-        return (f"no handler ran: rings tx={added.get('tx')} rx={added.get('rx')}, "
-                f"configured tx={nic.tx} rx={nic.rx}")
-    fields = agent.parse_add(m.group(0), "set")
-    if fields is None:
-        return m.group(0)
-    got = (fields.get("tx"), fields.get("rx"))
-    return "" if got == (nic.tx, nic.rx) else (
-        f"rings tx={got[0]} rx={got[1]}, configured tx={nic.tx} rx={nic.rx}")
+    lines, rc = guest.shell(f"nic-readback {pci}", TIMEOUT)
+    got = readback.parse(lines)
+    if rc != 0 or got.errors:
+        raise Failure(f"{nic.device_id} at {pci}: {'; '.join(got.errors) or f'rc={rc}'}")
+    wrong = readback.mismatches(got, dict(nic.want))
+    link = "/etc/systemd/network/" + nic.link_file if variant is LINK else DEFAULT_LINK
+    if got.link_file != link:
+        wrong.append(f"ID_NET_LINK_FILE={got.link_file or 'missing'} (want {link})")
+    return wrong
 
 
 def unplug(guest: Guest, nic: Nic) -> None:
     guest.qmp.command("device_del", id=nic.device_id)
     guest.qmp.wait_event("DEVICE_DELETED", TIMEOUT,
                          match=lambda ev: ev["data"].get("device") == nic.device_id)
-    guest.wait_console(r"NICWATCH del ", TIMEOUT)
 
 
-def run_one(k: Kernel, replugs: int, handler: bool) -> tuple[Tally, int, str]:
-    """Boot, register the handler if @handler, plug KEPT once and
-    REPLUGGED @replugs times: the tally, adds that passed, first failure."""
-    guest = boot(k, "userspace" if handler else "userspace-no-handler", [],
-                 out=OUT)
-    tally, good, first = Tally(), 0, ""
+def steps(replugs: int) -> list[tuple[Nic, int]]:
+    """The adds of one run, in order: each NIC but KEPT leaves before it
+    comes again."""
+    out = [(KEPT, KEPT_SLOT), (COALESCED, E1000E_SLOTS[0])]
+    for i in range(replugs):
+        out.append((REPLUGGED, REPLUG_SLOTS[i % len(REPLUG_SLOTS)]))
+        if (i + 1) % E1000E_EVERY == 0:
+            out.append((COALESCED, E1000E_SLOTS[(i + 1) // E1000E_EVERY % len(E1000E_SLOTS)]))
+    return out
+
+
+def run_one(built: guest_kernel.GuestKernel, variant: Variant, control: bool,
+            replugs: int) -> tuple[Tally, dict[str, int], str]:
+    """Boot @variant's guest, start udev and plug: the tally, the adds
+    checked per NIC, and the first add that read back otherwise.
+
+    A @control boots without the variant's files and plugs each NIC
+    once; an add counts as checked when every setting the files would
+    set reads back otherwise (the driver's default), so that each field
+    the variant checks is shown to catch a NIC left unconfigured.
+    """
+    name = f"{variant.name}-control" if control else variant.name
+    k = Kernel("patched", built.image,
+               initrd(built, name, () if control else variant.files))
+    guest = boot(k, f"userspace-{name}", [], out=OUT)
+    checked = {n.device_id: 0 for n in (KEPT, REPLUGGED, COALESCED)}
+    tally, first = Tally(), ""
     try:
-        if handler:
-            # -f: in the foreground (in the background of the shell), so
-            # that the handler's lines are kept; a daemon's output goes to
-            # /dev/null. To /dev/kmsg, as the agent's: after its "add".
-            guest.shell("mdev -df >/dev/kmsg &", TIMEOUT)
-        steps = [(KEPT, 3)] + [(REPLUGGED, SLOTS[i % 2]) for i in range(replugs)]
-        for cycle, (nic, slot) in enumerate(steps, 1):
-            why = plug(guest, nic, slot, handler)
-            if why:
-                first = first or f"cycle {cycle} ({nic.device_id}): {why}"
-                break
-            good += 1
-            if nic is REPLUGGED:
+        _, rc = guest.shell(START_UDEV, TIMEOUT)
+        if rc != 0:
+            raise Failure(f"starting udev in the guest failed (rc={rc}); see "
+                          f"{guest.console_log}")
+        plugged: set[str] = set()
+        todo = steps(replugs)
+        if control:
+            todo = [next(s for s in todo if s[0] is n) for n in (KEPT, COALESCED, REPLUGGED)]
+        for cycle, (nic, slot) in enumerate(todo, 1):
+            if nic.device_id in plugged:
                 unplug(guest, nic)
+            wrong = plug(guest, nic, slot, None if control else variant)
+            plugged.add(nic.device_id)
+            where = f"add {cycle} ({nic.device_id}, slot {slot})"
+            if control:
+                unset = [key for key, _ in nic.want
+                         if not any(w.startswith(key + "=") for w in wrong)]
+                if unset:
+                    first = first or f"{where}: {', '.join(unset)} read back as configured"
+                else:
+                    checked[nic.device_id] += 1
+            elif wrong:
+                first = f"{where}: {', '.join(wrong)}"
+                break
+            else:
+                checked[nic.device_id] += 1
     finally:
         finish(guest, k, tally)
-    return tally, good, first
+    return tally, checked, first
 
 
 def run(replugs: int = 50) -> list[tuple[str, bool, str]]:
-    k = kernel()
-    # The control stops at the first add the check catches.
-    ran = side_by_side(lambda handler: run_one(k, replugs if handler else 1, handler),
-                       {"handler": True, "control": False})
-    tally, good, first = ran["handler"]
-    ok = not first and not tally.reports and good == replugs + 1
-    detail = (f"{KEPT.mac} by PCI path: tx={KEPT.tx} rx={KEPT.rx}; {REPLUGGED.mac} "
-              f"by MAC, re-plugged {replugs} times into slots "
-              f"{' and '.join(map(str, SLOTS))}: tx={REPLUGGED.tx} rx={REPLUGGED.rx} "
-              f"every time ({good} adds checked); no module parameters"
-              if ok else first or f"kernel trouble: {tally.notes[:1]}")
-    _, _, caught = ran["control"]
-    return [("userspace handler", ok, detail),
-            ("userspace no handler", bool(caught),
-             f"caught at {caught}" if caught else
-             "the NIC got its settings without a handler: this test is broken")]
+    # Built once, before the guests run two at a time.
+    built = guest_kernel.build("patched")
+    userland.files()
+    runs = {f"{v.name}{'-control' if c else ''}": (v, c) for v in (LINK, RULE)
+            for c in (False, True)}
+    ran = side_by_side(lambda vc: run_one(built, vc[0], vc[1], replugs), runs)
+    rows = []
+    for key, (variant, control) in runs.items():
+        tally, checked, first = ran[key]
+        what = ".link files" if variant is LINK else "udev rule running ethtool"
+        trouble = f"kernel trouble: {tally.notes[:1]}" if tally.reports else ""
+        if control:
+            caught = not first and not trouble and all(checked.values())
+            rows.append((f"userspace {variant.name} control", caught,
+                         f"without the {what}: every NIC caught at its first add, "
+                         "each setting at the driver's default" if caught else
+                         f"without the {what}: {first or trouble}: this test is broken"))
+            continue
+        adds = sum(checked.values())
+        ok = not first and not trouble and checked[REPLUGGED.device_id] == replugs
+        rows.append((f"userspace {variant.name}", ok,
+                     f"{what}: {adds} adds checked ({REPLUGGED.mac} by MAC "
+                     f"{checked[REPLUGGED.device_id]} times into slots "
+                     f"{', '.join(map(str, REPLUG_SLOTS))}; e1000e "
+                     f"{checked[COALESCED.device_id]} adds; slot {KEPT_SLOT} by path "
+                     f"once), every setting read back by ethtool; no module parameters"
+                     if ok else first or trouble))
+    return rows
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--replugs", type=int, default=50)
     args = parser.parse_args()
-    log("userspace path: mdev handler, no module parameters")
+    log("userspace path: systemd-udevd with .link files, and a udev rule "
+        "running ethtool; no module parameters")
     rows = run(args.replugs)
     results.save("userspace", rows)
     return results.report("userspace", rows, 22)

@@ -28,13 +28,6 @@
  * prints the same "add" line once for IFNAME and exits (1 if it is not a
  * NIC): the in-guest loops use it, as they need the line of each bind
  * before they unbind again.
- *
- *   nicwatch set IFNAME TX RX
- *
- * sets IFNAME's ring sizes with ETHTOOL_SRINGPARAM, as ethtool -G does,
- * and prints the line again as "NICWATCH set ..." with what the driver
- * reads back: the userspace path's hot-plug handler (userspace/run.py)
- * configures NICs with it.
  */
 #include <errno.h>
 #include <linux/ethtool.h>
@@ -90,7 +83,7 @@ static int bring_up(int fd, const char *name)
 }
 
 /* Print the "add" line of @name; returns 0, or -1 if it is not a NIC. */
-static int report(int fd, int ifindex, const char *name, const char *verb)
+static int report(int fd, int ifindex, const char *name)
 {
 	struct ethtool_drvinfo info = { .cmd = ETHTOOL_GDRVINFO };
 	struct ethtool_ringparam ring = { .cmd = ETHTOOL_GRINGPARAM };
@@ -122,40 +115,12 @@ static int report(int fd, int ifindex, const char *name, const char *verb)
 			-1 : (long)ethtool_cmd_speed(&link);
 		duplex = link.duplex;
 	}
-	printf("NICWATCH %s ifindex=%d name=%s driver=%s bus=%s tx=%ld rx=%ld "
+	printf("NICWATCH add ifindex=%d name=%s driver=%s bus=%s tx=%ld rx=%ld "
 	       "rx_usecs=%ld autoneg=%ld advertising=0x%lx speed=%ld duplex=%ld "
 	       "up=%d\n",
-	       verb, ifindex, name, info.driver, info.bus_info, tx, rx, usecs,
+	       ifindex, name, info.driver, info.bus_info, tx, rx, usecs,
 	       autoneg, advertising, speed, duplex, up);
 	return 0;
-}
-
-static int set_rings(int fd, const char *name, const char *tx, const char *rx)
-{
-	struct ethtool_ringparam ring = { .cmd = ETHTOOL_GRINGPARAM };
-	unsigned int ifindex = if_nametoindex(name);
-	char *end_tx, *end_rx;
-	unsigned long tx_pending = strtoul(tx, &end_tx, 10);
-	unsigned long rx_pending = strtoul(rx, &end_rx, 10);
-	int err;
-
-	if (fd < 0 || !ifindex || *end_tx || *end_rx || !*tx || !*rx) {
-		printf("NICWATCH error: set %s %s %s: no such interface or not "
-		       "numbers\n", name, tx, rx);
-		return 1;
-	}
-	err = ethtool(fd, name, &ring);
-	if (!err) {
-		ring.cmd = ETHTOOL_SRINGPARAM;
-		ring.tx_pending = tx_pending;
-		ring.rx_pending = rx_pending;
-		err = ethtool(fd, name, &ring);
-	}
-	if (err) {
-		printf("NICWATCH error: set %s rings: %s\n", name, strerror(-err));
-		return 1;
-	}
-	return report(fd, ifindex, name, "set") ? 1 : 0;
 }
 
 static void handle(int fd, struct nlmsghdr *nh)
@@ -174,7 +139,7 @@ static void handle(int fd, struct nlmsghdr *nh)
 	if (nh->nlmsg_type == RTM_NEWLINK && name && !seen[ifi->ifi_index]) {
 		seen[ifi->ifi_index] = 1;
 		strncpy(names[ifi->ifi_index], name, IFNAMSIZ - 1);
-		report(fd, ifi->ifi_index, name, "add");
+		report(fd, ifi->ifi_index, name);
 	} else if (nh->nlmsg_type == RTM_DELLINK && seen[ifi->ifi_index]) {
 		seen[ifi->ifi_index] = 0;
 		printf("NICWATCH del ifindex=%d name=%s\n", ifi->ifi_index,
@@ -207,10 +172,8 @@ int main(int argc, char **argv)
 			printf("NICWATCH error: no interface %s\n", argv[2]);
 			return 1;
 		}
-		return report(fd, if_nametoindex(argv[2]), argv[2], "add") ? 1 : 0;
+		return report(fd, if_nametoindex(argv[2]), argv[2]) ? 1 : 0;
 	}
-	if (argc > 4 && !strcmp(argv[1], "set"))
-		return set_rings(fd, argv[2], argv[3], argv[4]);
 	if (argc > 1)
 		snprintf(up_drivers, sizeof(up_drivers), ",%s,", argv[1]);
 	nl = socket(AF_NETLINK, SOCK_RAW, NETLINK_ROUTE);
