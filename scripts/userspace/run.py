@@ -20,13 +20,14 @@ compares them with the README):
 
 In each, the e1000 at slot 3 is plugged once and stays; the e1000 matched
 by MAC is hot-plugged --replugs times into slots 4, 5 and 6 in turn; the
-e1000e into slot 7, re-plugged into slots 7 and 8 every tenth cycle. After
+e1000e into slot 7, re-plugged into slots 8 and 7 every tenth cycle. After
 every add its ring sizes and the other settings must read back as the
 files set them, and in the link variant ID_NET_LINK_FILE must name its
 .link file.
 
-Each variant has a control: the same guest without its files, which must
-be caught at the first add (the driver's defaults). The plain kernel is
+Each variant has a control: the same guest without its files, where
+each NIC must be caught at its first add with every setting the check
+reads at the driver's default. The plain kernel is
 no control here: userspace configuration never depended on board
 numbers, which is its point.
 """
