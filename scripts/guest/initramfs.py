@@ -120,6 +120,7 @@ def for_kernel(path: Path, kernel: GuestKernel, agent: bytes,
                up_drivers: list[str],
                extra: dict[str, bytes | Symlink] | None = None) -> Path:
     """The archive for @kernel: its modules (LOAD loaded at boot), the agent."""
-    files: dict[str, bytes | Symlink] = {"bin/nicwatch": agent, **module_files(kernel.modules, kernel.release),
-             **(extra or {})}
+    files: dict[str, bytes | Symlink] = {
+        "bin/nicwatch": agent, **module_files(kernel.modules, kernel.release),
+        **(extra or {})}
     return write(path, init_script(up_drivers, LOAD), files)

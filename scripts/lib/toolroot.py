@@ -70,7 +70,8 @@ class Root:
             raise Failure(f"{self.purpose} needs Debian's {wanted} in {self.path}, "
                           "made with debootstrap as root")
         if not shutil.which("debootstrap"):
-            raise Failure("debootstrap is missing: python3 -m lib.deps bisect installs it")
+            raise Failure(f"debootstrap is missing for {self.purpose}: apt-get install debootstrap "
+                          "(python3 -m lib.deps bisect or userspace does)")
         from lib import deps  # the machine's mirror
         staging = self.path.with_name(self.name + ".new")
         shutil.rmtree(staging, ignore_errors=True)
