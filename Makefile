@@ -32,7 +32,7 @@
 #                    patches/KERNEL/, set by set
 #   make harness     the harness's own unit tests (seconds, no QEMU)
 #   make kunit | checkpatch | patchwork | bisect | e2e | userspace |
-#   reliability      one stage on one base (full depth)
+#   reliability | callsites   one stage on one base (full depth)
 #   make mutants     break the series on purpose, mutation by mutation
 #                    (scripts/mutants/catalog.py), and check that KUnit,
 #                    e2e or fault injection goes red for each
@@ -44,8 +44,8 @@ PY := PYTHONPATH=$(CURDIR)/scripts $(PYTHON) -m
 BOOT := bash scripts/bootstrap.sh &&
 
 .PHONY: check check-full check-debug figures cover-letter send-prep demo tree \
-	export harness kunit checkpatch patchwork bisect e2e userspace reliability \
-	mutants clean
+	export harness kunit checkpatch patchwork callsites bisect e2e userspace \
+	reliability mutants clean
 
 BASES := $(if $(KERNEL),--bases $(KERNEL))
 
@@ -80,6 +80,9 @@ checkpatch: tree
 patchwork: tree
 	@$(PY) series.patchwork
 
+callsites: tree
+	@$(PY) lib.deps callsites && $(PY) series.callsites
+
 bisect: tree
 	@$(PY) lib.deps build bisect && $(PY) series.bisect
 
@@ -93,7 +96,7 @@ reliability: tree
 	@$(PY) lib.deps build e2e && $(PY) reliability.run
 
 mutants: tree
-	@$(PY) lib.deps build kunit e2e && $(PY) mutants.run
+	@$(PY) lib.deps build kunit e2e callsites && $(PY) mutants.run
 
 figures:
 	@$(BOOT) $(PY) gate.figures

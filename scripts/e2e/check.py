@@ -19,6 +19,12 @@ from guest.machine import Guest
 from guest.session import Kernel
 
 
+# What a board that takes a spent slot's number is told, once per probe
+# (drivers/base/board_numbers.c).
+SPENT = (r"using defaults: the module parameters given for board \d+ were for"
+         r" a board that went away")
+
+
 @dataclass
 class Probe:
     cycle: int
@@ -32,6 +38,7 @@ class Probe:
     warned: bool
     seconds: float
     violation: str = ""
+    told: bool = False  # said that a spent slot gives it defaults
     failed: int = 0  # the probe's error code, when it failed
 
 
@@ -53,13 +60,16 @@ def check(driver: str, device: str, expected: Expected,
         hit = warning and re.search(rf"{re.escape(spec.name)} {re.escape(pci)}: "
                                     + warning, line)
         warned_number = int(hit.group(1)) if hit else warned_number
+    told = any(re.search(rf"{re.escape(spec.name)} {re.escape(pci)}: {SPENT}", line)
+               for line in lines)
     number = logged if logged is not None else warned_number
     if number is None and spec.number:
         number = spec.number(seen)
     if number is None:
         number = spec.slot_of(observed)
     result = Probe(cycle, driver, device, pci, expected.number, number,
-                   expected.values, observed, warned_number is not None, seconds)
+                   expected.values, observed, warned_number is not None, seconds,
+                   told=told)
     if fields.get("driver") != driver:
         result.violation = f"agent saw driver {fields.get('driver')}"
     elif observed != expected.values:
@@ -68,6 +78,9 @@ def check(driver: str, device: str, expected: Expected,
         result.violation = f"board number {number}, model {expected.number}"
     elif result.warned != expected.warns:
         result.violation = (f"warning {'printed' if result.warned else 'missing'}"
+                            f" for board {expected.number}")
+    elif expected.told is not None and told != expected.told:
+        result.violation = (f"spent-slot message {'printed' if told else 'missing'}"
                             f" for board {expected.number}")
     return result
 

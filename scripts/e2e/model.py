@@ -30,6 +30,13 @@ class Seen:
     pci: str
 
 
+# The boot parameter that turns on the "board number N" lines, which the
+# driver core logs for every converted driver (drivers/base/board_numbers.c),
+# and none of the drivers' other debug output: it would slow the serial
+# console down.
+BOARD_NUMBER_DYNDBG = 'dyndbg="file board_numbers.c +p"'
+
+
 @dataclass(frozen=True)
 class DriverSpec:
     """How a driver's module parameters show in what the host can see."""
@@ -58,6 +65,7 @@ class DriverSpec:
     @property
     def modname(self) -> str:
         return self.module or self.name
+
 
     def cmdline(self) -> list[str]:
         per_param: dict[str, list[str]] = {}
@@ -180,6 +188,9 @@ class Expected:
     number: int
     values: Values
     warns: bool
+    # Whether the driver says that the board gets defaults because its
+    # slot was spent by a board that went away (None: not checked).
+    told: bool | None = None
 
 
 @dataclass
@@ -197,7 +208,8 @@ class DriverModel:
         has_slot = number < self.spec.slots and number not in self.reset
         values = self.spec.reported(number) if has_slot else self.spec.defaults
         warns = self.spec.warning is not None and number >= self.spec.slots
-        return Expected(number, dict(values), warns)
+        told = number in self.reset and bool(self.spec.params(number))
+        return Expected(number, dict(values), warns, told)
 
     def forget(self, device: str) -> None:
         """A probe that failed: whether or not it took a number, the

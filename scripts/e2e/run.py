@@ -30,7 +30,7 @@ from pathlib import Path
 
 from e2e import plot
 from e2e.check import Probe, check
-from e2e.model import DRIVERS, Model
+from e2e.model import BOARD_NUMBER_DYNDBG, DRIVERS, Model
 from e2e.scenarios import Op, Scenario, scenarios
 from guest import agent, initramfs, kernel as guest_kernel, kmemleak
 from guest.machine import Guest
@@ -86,11 +86,9 @@ def boot(kernel: Path, initrd: Path, work: Path, params: list[str],
 
 
 def cmdline() -> list[str]:
-    params = []
+    params = [BOARD_NUMBER_DYNDBG]
     for spec in DRIVERS.values():
-        # The patched drivers log "board number N" with dev_dbg(); their
-        # other debug output would only slow the serial console down.
-        params += [f'{spec.modname}.dyndbg="format board +p"', *spec.cmdline()]
+        params += spec.cmdline()
     return params
 
 

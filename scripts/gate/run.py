@@ -13,6 +13,9 @@ every base it runs on (ONLY), and counts its cases:
                patch
   patchwork    the other checks netdev's patchwork runs, per set and
                patch: set length, subject prefix, Fixes:, Signed-off-by:
+  callsites    Coccinelle: in every converted driver, the board number
+               devm_board_number_get() gave is the one each lookup and
+               the release in remove() use (series/callsites.cocci)
   kunit        every KUnit case of the series, kunit.py on QEMU x86_64
   bisect       each prefix of the series builds with gcc and clang, with
                no new W=1, sparse or kernel-doc warning
@@ -131,6 +134,7 @@ STAGES = [
            "debug": ("--flavour", "patched", "--variant", "debug")}),
     Stage("checkpatch", "series.checkpatch", {"check": (), "full": ()}),
     Stage("patchwork", "series.patchwork", {"check": (), "full": ()}),
+    Stage("callsites", "series.callsites", {"check": (), "full": ()}),
     Stage("kunit", "series.kunit", {"check": (), "full": ()}),
     Stage("reliability", "reliability.run", {"check": ("--short",), "full": ()},
           after=GUESTS, only=UPSTREAM, why_only=ONE_BASE),
@@ -158,7 +162,8 @@ STAGES = [
           after=GUESTS, result="reliability-debug"),
 ]
 SETUP = {"check": [("lib.deps", "tree", "build", "kunit", "checkpatch",
-                    "bisect", "e2e", "userspace"), ("series.tree", "prepare")],
+                    "callsites", "bisect", "e2e", "userspace"),
+                   ("series.tree", "prepare")],
          "debug": [("lib.deps", "tree", "build", "e2e"),
                    ("series.tree", "prepare")]}
 SETUP["full"] = SETUP["check"]

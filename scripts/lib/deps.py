@@ -31,6 +31,9 @@ GROUPS: dict[str, list[str]] = {
     # W=1 builds of each prefix of the series, with sparse (C=1), and with
     # Debian 13's clang in a root debootstrap makes (lib/toolroot.py).
     "bisect": ["sparse", "debootstrap"],
+    # Coccinelle's spatch checks the converted drivers' call sites
+    # (series/callsites.cocci).
+    "callsites": ["coccinelle"],
     # The QEMU guests: a busybox initramfs with the static agent, booted
     # in QEMU; gnuplot draws the board-number plot.
     "e2e": ["qemu-system-x86", "busybox-static", "build-essential",

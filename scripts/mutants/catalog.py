@@ -3,14 +3,15 @@
 A mutation replaces one exact piece of the series' code (it must occur
 exactly once in its file, or the catalog is out of date) with a broken
 version: the contract's rules undone one at a time. Each names the test
-that must go red: a KUnit suite, an e2e scenario, or the fault-injection
-run. Mutants of one batch are applied together, so a batch holds at most
+that must go red: a KUnit suite, an e2e scenario, the fault-injection
+run, or, for every converted driver's call sites, the static check. Mutants of one batch are applied together, so a batch holds at most
 one mutant per catcher and per driver: a red catcher then names its
 mutant, and no mutant hides another.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,7 +23,7 @@ class Mutant:
     path: str  # relative to the kernel tree
     old: str
     new: str
-    # "kunit:SUITE", "e2e:SCENARIO" or "faults:DRIVER"
+    # "kunit:SUITE", "e2e:SCENARIO", "faults:DRIVER" or "callsites:DIR"
     catcher: str
 
     @property
@@ -51,110 +52,132 @@ def apply(mutant: Mutant, tree: Path) -> None:
 
 
 ETH = "drivers/net/ethernet"
-
-
-def slot_given(limit: str = "MAX_UNITS") -> str:
-    return f"return board < {limit} && !test_bit(board, p->released);"
-
-
-SLOT_GIVEN = slot_given()
-
-# The older drivers' lookups: file, the suite, and the line that decides
-# whether a slot's values still apply (the one shape every driver uses).
-OLDER_DRIVERS = [
-    ("8139too", f"{ETH}/realtek/8139too.c", "rtl8139_options", SLOT_GIVEN),
-    ("pcnet32", f"{ETH}/amd/pcnet32.c", "pcnet32_options", SLOT_GIVEN),
-    ("amd8111e", f"{ETH}/amd/amd8111e.c", "amd8111e_options", SLOT_GIVEN),
-    ("ne2k-pci", f"{ETH}/8390/ne2k-pci.c", "ne2k_pci_options", SLOT_GIVEN),
-    ("tulip", f"{ETH}/dec/tulip/tulip_core.c", "tulip_options", SLOT_GIVEN),
-    ("winbond-840", f"{ETH}/dec/tulip/winbond-840.c", "w840_options", SLOT_GIVEN),
-    ("natsemi", f"{ETH}/natsemi/natsemi.c", "natsemi_options", SLOT_GIVEN),
-    ("fealnx", f"{ETH}/fealnx.c", "fealnx_options", SLOT_GIVEN),
-    ("epic100", f"{ETH}/smsc/epic100.c", "epic_options", SLOT_GIVEN),
-    ("atl1e", f"{ETH}/atheros/atl1e/atl1e_param.c", "atl1e_options",
-     slot_given("ATL1E_MAX_NIC")),
-    ("atl1", f"{ETH}/atheros/atlx/atl1.c", "atl1_options", slot_given("ATL1_MAX_NIC")),
-    ("atl2", f"{ETH}/atheros/atlx/atl2.c", "atl2_options", slot_given("ATL2_MAX_NIC")),
-    ("via-velocity", f"{ETH}/via/via-velocity.c", "velocity_options", SLOT_GIVEN),
-    ("acenic", f"{ETH}/alteon/acenic.c", "ace_options", slot_given("ACE_MAX_MOD_PARMS")),
-    ("yellowfin", f"{ETH}/packetengines/yellowfin.c", "yellowfin_options", SLOT_GIVEN),
-    ("hamachi", f"{ETH}/packetengines/hamachi.c", "hamachi_options", SLOT_GIVEN),
-    ("3c59x", f"{ETH}/3com/3c59x.c", "vortex_options", SLOT_GIVEN),
-    ("dl2k", f"{ETH}/dlink/dl2k.c", "rio_options", SLOT_GIVEN),
-    ("sundance", f"{ETH}/dlink/sundance.c", "sundance_options", SLOT_GIVEN),
-]
-
 E1000 = f"{ETH}/intel/e1000/e1000_main.c"
 E1000E = f"{ETH}/intel/e1000e/netdev.c"
-
-LOOKUPS = [
-    Mutant(f"{driver}-lookup-ignores-release",
-           "a released slot reads as not given", path, line,
-           line.replace(" && !test_bit(board, p->released)", ""),
-           f"kunit:{suite}")
-    for driver, path, suite, line in OLDER_DRIVERS
-] + [
-    Mutant(f"{name}-lookup-ignores-release", "a released slot reads as not given",
-           f"{ETH}/intel/{name}/{param}",
-           f"test_bit(adapter->bd_number, {name}_released_slots)", "false",
-           f"kunit:{name}_param")
-    for name, param in (("e1000", "e1000_param.c"), ("e1000e", "param.c"))
-]
-
-NEVER_FREED = Mutant(
-    "devm_ida-never-freed", "a number comes back when its board goes",
-    "drivers/base/devres.c", "\tida_free(state->ida, state->id);\n", "\n",
-    "kunit:devm_ida")
-
-NE2K_OFF_BY_ONE = Mutant(
-    "ne2k-pci-off-by-one", "board N reads slot N (the bug the series fixes)",
-    f"{ETH}/8390/ne2k-pci.c", "p->full_duplex[board]",
-    "p->full_duplex[board + 1]", "kunit:ne2k_pci_options")
+BOARD_NUMBERS = "drivers/base/board_numbers.c"
 
 
-def counter(ida: str) -> tuple[str, str]:
+def counter(getter: str) -> tuple[str, str]:
     """The old probe counter back: a number that never goes down."""
-    call = f"err = devm_ida_alloc(&pdev->dev, &{ida});"
+    call = f"err = {getter}(adapter);"
     return call, (call + "\n\tif (err >= 0)\n\t\terr = "
                   "({ static int cards_found; cards_found++; });")
 
 
-def skip_reset(release: str) -> tuple[str, str]:
-    line = f"\t{release}\n"
-    return line, "\n"
+def skip(line: str) -> tuple[str, str]:
+    return f"\t{line}\n", "\n"
 
 
-BATCHES: list[list[Mutant]] = [
-    # KUnit: one build for every lookup, one for the other two.
-    LOOKUPS,
-    [NEVER_FREED, NE2K_OFF_BY_ONE],
-    # e2e and fault injection: one guest kernel per batch.
+# The shared code, once: KUnit's suites catch these.
+SHARED = [
     [
-        Mutant("e1000-counter", "the lowest free number", E1000,
-               *counter("e1000_board_ida"), "e2e:a"),
-        Mutant("e1000e-counter", "the lowest free number", E1000E,
-               *counter("e1000e_board_ida"), "e2e:b"),
-        Mutant("pcnet32-reset-skipped", "a board that went away leaves defaults",
-               f"{ETH}/amd/pcnet32.c",
-               *skip_reset("pcnet32_release_slot(&pcnet32_params, lp->board);"),
-               "e2e:e"),
+        Mutant("devm_ida-never-freed", "a number comes back when its board goes",
+               "drivers/base/devres.c", "\tida_free(state->ida, state->id);\n", "\n",
+               "kunit:devm_ida"),
+        Mutant("board-slot-spent-applies",
+               "a slot spent by a board that went away reads as not given",
+               BOARD_NUMBERS, "\tif (!test_bit(nr, bn->released))\n\t\treturn true;\n",
+               "\treturn true;\n", "kunit:board_numbers"),
     ],
     [
-        Mutant("e1000-reset-skipped", "a board that went away leaves defaults",
-               E1000, *skip_reset("e1000_release_slot(adapter->bd_number);"),
-               "e2e:a"),
-        Mutant("e1000e-reset-skipped", "a board that went away leaves defaults",
-               E1000E, *skip_reset("e1000e_release_slot(adapter->bd_number);"),
-               "e2e:b"),
-    ],
-    [
-        Mutant("e1000-reset-after-failed-probe",
-               "a failed probe leaves the slot as it was", E1000,
-               "err_sw_init:\n",
-               "err_sw_init:\n\te1000_release_slot(adapter->bd_number);\n",
-               "faults:e1000"),
+        Mutant("board-slot-never-told", "a board on a spent slot is told so",
+               BOARD_NUMBERS, "\tif (!test_and_set_bit(nr, bn->told))\n",
+               "\tif (false)\n", "kunit:board_numbers"),
     ],
 ]
+
+# The drivers QEMU emulates, in guests: e2e and fault injection catch these.
+GUESTS = [
+    [
+        Mutant("e1000-counter", "the lowest free number", E1000,
+               *counter("e1000_get_board_number"), "e2e:a"),
+        Mutant("e1000e-counter", "the lowest free number", E1000E,
+               *counter("e1000e_get_board_number"), "e2e:b"),
+        Mutant("pcnet32-release-skipped", "a board that went away leaves defaults",
+               f"{ETH}/amd/pcnet32.c",
+               *skip("board_slot_release(&pcnet32_boards, lp->board);"), "e2e:e"),
+    ],
+    [
+        Mutant("e1000-release-skipped", "a board that went away leaves defaults",
+               E1000, *skip("e1000_release_slot(adapter);"), "e2e:a"),
+        Mutant("e1000e-release-skipped", "a board that went away leaves defaults",
+               E1000E, *skip("e1000e_release_slot(adapter);"), "e2e:b"),
+        Mutant("tulip-release-skipped", "a board that went away leaves defaults",
+               f"{ETH}/dec/tulip/tulip_core.c",
+               *skip("board_slot_release(&tulip_boards, tp->board);"), "e2e:f"),
+    ],
+    [
+        Mutant("e1000-release-after-failed-probe",
+               "a failed probe leaves the slot as it was", E1000,
+               "err_sw_init:\n", "err_sw_init:\n\te1000_release_slot(adapter);\n",
+               "faults:e1000"),
+        Mutant("board-slot-message-dropped", "a board on a spent slot is told so",
+               BOARD_NUMBERS, "\t\tdev_info(dev, ", "\t\tdev_dbg(dev, ", "e2e:a"),
+    ],
+]
+
+BATCHES: list[list[Mutant]] = SHARED + GUESTS
+
+# Every converted driver's call sites, two mutants each, found in the tree
+# (callsite_mutants()): the static check (series/callsites.cocci) catches
+# them, as it must for the drivers no guest runs.
+# A lookup up to the argument after the number, which tells lookups of
+# one slot apart.
+LOOKUP = re.compile(r"board_slot_(?:value|applies)\([^;]*?&(?P<bn>\w+),\s*"
+                    r"(?P<nr>[^,;]+?)\s*,\s*[^,;()]+")
+RELEASE = re.compile(r"^[\t ]+board_slot_release\(&(?P<bn>\w+),[^;]*\);\n", re.M)
+DEFINE = re.compile(r"^DEFINE_STATIC_BOARD_NUMBERS\((\w+),", re.M)
+REMOVE = re.compile(r"\.remove\s*=\s*(\w+)")
+FUNCTION = re.compile(r"^\w[^\n;]*?\b(\w+)\([^;{]*?\)\s*\{", re.M | re.S)
+
+
+def unique(text: str, piece: str) -> bool:
+    return text.count(piece) == 1
+
+
+def callsite_mutants(tree: Path, folders: dict[str, list[str]]) -> list[Mutant]:
+    """For each struct board_numbers a driver defines: its first lookup
+    given the board's number plus one, and its remove() without the
+    release (the release line itself when remove() holds it, or else the
+    call of the driver's function that holds it)."""
+    mutants = []
+    for folder, files in folders.items():
+        texts = {f: (tree / f).read_text() for f in files}
+        removes = {r for t in texts.values() for r in REMOVE.findall(t)}
+        for path, text in texts.items():
+            for bn in DEFINE.findall(text):
+                catcher = f"callsites:{folder}"
+                lookup = next(((f, m) for f, t in texts.items() for m in LOOKUP.finditer(t)
+                               if m["bn"] == bn and unique(t, m.group(0))), None)
+                if lookup:
+                    f, m = lookup
+                    start, end = m.start("nr") - m.start(), m.end("nr") - m.start()
+                    old = m.group(0)
+                    mutants.append(Mutant(
+                        f"{bn}-lookup-wrong-number",
+                        "probe looks its slot up with the number it was given", f,
+                        old, f"{old[:start]}{old[start:end]} + 1{old[end:]}", catcher))
+                release = next(((f, m) for f, t in texts.items() for m in RELEASE.finditer(t)
+                                if m["bn"] == bn), None)
+                if not release:
+                    continue
+                f, m = release
+                holder = [h[1] for h in FUNCTION.finditer(texts[f]) if h.start() < m.start()]
+                holder_name = holder[-1] if holder else ""
+                if holder_name in removes or not holder_name:
+                    mutants.append(Mutant(f"{bn}-release-skipped",
+                                          "remove() spends the board's slot", f,
+                                          m.group(0), "", catcher))
+                    continue
+                call = re.compile(rf"^\t+{holder_name}\([^;]*\);\n", re.M)
+                sites = [(g, c) for g, t in texts.items() for c in call.finditer(t)]
+                # Called from one place only: that call goes; from several
+                # (a PCI and a platform remove()), the release itself.
+                g, c = sites[0] if len(sites) == 1 else (f, m)
+                mutants.append(Mutant(f"{bn}-release-skipped",
+                                      "remove() spends the board's slot", g,
+                                      c.group(0), "", catcher))
+    return mutants
 
 
 def check_batches(batches: list[list[Mutant]]) -> None:

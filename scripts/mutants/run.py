@@ -9,7 +9,9 @@ stage runs there with BOARD_NUMBERS_BUILD=build/mutants, so its kernels
 real ones and rebuild only what a batch changed. KUnit mutants are caught
 when their suite has a failing case; e2e mutants when their scenario's
 patched run breaks the model (or the kernel reports trouble); fault
-injection mutants when faults-DRIVER fails. A batch that does not build,
+injection mutants when faults-DRIVER fails; the call-site mutants of every
+converted driver (two each, found in the tree) when the static check
+(series/callsites.cocci) reports its directory. A batch that does not build,
 or a catcher that does not run, is an error, not a catch. Prints one line
 per mutant and "mutants: N caught, M survived"; fails on a survivor.
 """
@@ -23,7 +25,8 @@ from pathlib import Path
 
 from lib import results
 from lib.common import BUILD, SCRIPTS, TREE, Failure, log, main_guard, run
-from mutants.catalog import BATCHES, Mutant, apply
+from mutants.catalog import BATCHES, Mutant, apply, callsite_mutants
+from series import callsites
 from series.kunit import cases
 
 HOME = BUILD / "mutants"
@@ -103,17 +106,35 @@ def judge(batch: list[Mutant]) -> list[tuple[Mutant, bool, str]]:
     return verdicts
 
 
+def judge_static(folders: dict[str, list[str]],
+                 mutants: list[Mutant]) -> list[tuple[Mutant, bool, str]]:
+    """Each call-site mutant alone in the copy: its directory checked."""
+    verdicts = []
+    for m in mutants:
+        fresh_copy()
+        apply(m, COPY)
+        folder = m.target
+        problems = callsites.check(COPY, folders[folder])
+        verdicts.append((m, bool(problems), "; ".join(problems)[:200]
+                         or f"{folder} passed"))
+    return verdicts
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--only", help="comma-separated mutant names")
     args = parser.parse_args()
     only = set(args.only.split(",")) if args.only else None
-    batches = [[m for m in b if only is None or m.name in only] for b in BATCHES]
-    batches = [b for b in batches if b]
-    if only and sum(map(len, batches)) != len(only):
-        raise Failure(f"no such mutant among {sorted(only)}")
     if not (TREE / ".git").exists():
         raise Failure(f"no kernel tree at {TREE}: run make tree first")
+    fresh_copy()
+    folders = callsites.driver_dirs(COPY)
+    static = [m for m in callsite_mutants(COPY, folders)
+              if only is None or m.name in only]
+    batches = [[m for m in b if only is None or m.name in only] for b in BATCHES]
+    batches = [b for b in batches if b]
+    if only and sum(map(len, batches)) + len(static) != len(only):
+        raise Failure(f"no such mutant among {sorted(only)}")
     # The drivers a base does not have (7.3 has no yellowfin, hamachi or
     # acenic) have no code to mutate there.
     absent = [m for b in batches for m in b if not (TREE / m.path).is_file()]
@@ -121,21 +142,24 @@ def main() -> int:
         log(f"mutants: {m.name} left out: {m.path} is not in this base")
     batches = [[m for m in b if m not in absent] for b in batches]
     batches = [b for b in batches if b]
-    if not batches:
+    if not batches and not static:
         raise Failure("no mutant applies to this base's tree")
     rows: list[tuple[str, bool, str]] = []
     began = time.monotonic()
+    log(f"mutants: {len(static)} call-site mutants, each checked alone")
+    verdicts = judge_static(folders, static)
     for i, batch in enumerate(batches, 1):
         log(f"mutants: batch {i} of {len(batches)}: "
             + ", ".join(m.name for m in batch))
         fresh_copy()
         for m in batch:
             apply(m, COPY)
-        for m, caught, detail in judge(batch):
-            line = f"{'caught' if caught else 'SURVIVED'}: {m.why}; {detail}"
-            print(f"mutants: {'CAUGHT  ' if caught else 'SURVIVED'} {m.name:36} "
-                  f"by {m.catcher}: {detail}", flush=True)
-            rows.append((m.name, caught, line))
+        verdicts += judge(batch)
+    for m, caught, detail in verdicts:
+        line = f"{'caught' if caught else 'SURVIVED'} by {m.catcher}: {m.why}; {detail}"
+        print(f"mutants: {'CAUGHT  ' if caught else 'SURVIVED'} {m.name:36} "
+              f"by {m.catcher}: {detail}", flush=True)
+        rows.append((m.name, caught, line))
     fresh_copy()
     caught = sum(1 for _, ok, _ in rows if ok)
     results.save("mutants", rows, seconds=round(time.monotonic() - began))

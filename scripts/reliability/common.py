@@ -13,7 +13,7 @@ import re
 import time
 
 from e2e.check import Probe, Tally, check
-from e2e.model import DRIVERS, Model
+from e2e.model import BOARD_NUMBER_DYNDBG, DRIVERS, Model
 from guest import agent, hubtraffic, initramfs, kernel as guest_kernel
 from guest.machine import Guest
 from guest.session import Kernel
@@ -49,13 +49,11 @@ def kernels(variant: str | None = None,
 
 
 def cmdline(drivers: tuple[str, ...] = ("e1000", "e1000e")) -> list[str]:
-    """The e2e boot parameters of @drivers, with their "board number"
-    dev_dbg() lines on (and none of their other debug output, which would
-    slow the serial console down)."""
-    params = []
+    """The e2e boot parameters of @drivers, with the "board number" lines
+    on."""
+    params = [BOARD_NUMBER_DYNDBG]
     for name in drivers:
-        spec = DRIVERS[name]
-        params += [f'{spec.modname}.dyndbg="format board +p"', *spec.cmdline()]
+        params += DRIVERS[name].cmdline()
     return params
 
 

@@ -35,7 +35,7 @@ import re
 from dataclasses import dataclass
 
 from e2e.check import Probe, Tally, check, finish
-from e2e.model import DRIVERS, Expected
+from e2e.model import BOARD_NUMBER_DYNDBG, DRIVERS, Expected
 from guest.machine import Guest
 from guest.session import Kernel, boot, side_by_side
 from lib.common import main_guard
@@ -56,13 +56,10 @@ class Case:
     first: dict[str, int]  # what board 0 reports on its first add
 
 
-# Only the drivers' "board number" lines: all of e1000's debug output
-# would slow the console down.
-DYNDBG = {m: f'{m}.dyndbg="format board +p"' for m in ("e1000", "e1000e")}
 BOOT1 = ["e1000.TxDescriptors=5,600", "e1000.RxDescriptors=abc",
-         DYNDBG["e1000"], DYNDBG["e1000e"]]
+         BOARD_NUMBER_DYNDBG]
 BOOT2 = ["e1000.TxDescriptors=" + ",".join(str(512 + 8 * k) for k in range(34)),
-         "e1000.RxDescriptors=-5,1600", DYNDBG["e1000"]]
+         "e1000.RxDescriptors=-5,1600", BOARD_NUMBER_DYNDBG]
 CASES1 = [
     Case("cmdline out-of-range, non-numeric", "e1000", None,
          r"Invalid Transmit Descriptors value specified \(5\)", False, E1000_DEFAULTS),

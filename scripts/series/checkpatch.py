@@ -19,6 +19,10 @@ One result per patch; any ERROR, WARNING or CHECK fails it, except:
   REST (get_maintainer.pl names a list or maintainer other than LKML):
   the KUnit files sit beside the code they test, whose entries (DRIVER
   CORE, the driver's own or NETWORKING DRIVERS) cover them;
+- MACRO_ARG_REUSE for an argument of a DEFINE_*() macro the patch adds
+  (DEFINE_STATIC_BOARD_NUMBERS(name, slots, ...)): such a macro defines
+  objects, its arguments are a name and a constant size that only
+  declarations use, as in DEFINE_IDA() and DEFINE_MUTEX();
 - LONG_LINE (and its _COMMENT and _STRING forms) in a file whose base
   version already has lines over 80 columns: 80 columns hold where the
   file follows them, and checkpatch's own limit (100) still applies
@@ -40,6 +44,7 @@ CAMELCASE = re.compile(r"^CHECK:CAMELCASE: Avoid CamelCase: <(\w+)>")
 OBSOLETE = re.compile(r"^WARNING:OBSOLETE: drivers/net/ethernet/8390/\S+ is marked")
 FILE_PATH = re.compile(r"^WARNING:FILE_PATH_CHANGES: ")
 LONG_LINE = re.compile(r"^WARNING:LONG_LINE(?:_COMMENT|_STRING)?: line length of (\d+)")
+MACRO_REUSE = re.compile(r"^CHECK:MACRO_ARG_REUSE: Macro argument reuse '(\w+)'")
 WHERE = re.compile(r"^#\d+: FILE: (\S+?):\d+:")
 COLUMNS = 80
 # Debian's codespell package: its dictionary, which checkpatch would only
@@ -98,7 +103,16 @@ def accepted(finding: str, files: list[str], name: str = "",
         return "identifier already in the driver"
     if OBSOLETE.match(finding):
         return "the fix this series is for"
+    m = MACRO_REUSE.match(finding)
+    if m and name and defines_with(m.group(1), (PATCHES / name).read_text()):
+        return "an argument of a DEFINE_ macro, used in declarations only"
     return None
+
+
+def defines_with(argument: str, patch: str) -> bool:
+    """Whether @patch adds a DEFINE_*() macro that takes @argument."""
+    return re.search(rf"^\+#define DEFINE_\w+\([^)]*\b{argument}\b", patch,
+                     re.M) is not None
 
 
 def findings_of(output: str) -> list[tuple[str, str]]:

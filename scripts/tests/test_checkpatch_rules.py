@@ -62,6 +62,22 @@ class AcceptedTest(unittest.TestCase):
                 with self.subTest(finding=finding):
                     self.assertIsNone(checkpatch.accepted(finding, FILES))
 
+    def test_macro_arg_reuse_in_a_define_macro_only(self) -> None:
+        """MACRO_ARG_REUSE is accepted for an argument of a DEFINE_*()
+        macro the patch adds, and refused for any other macro's."""
+        finding = "CHECK:MACRO_ARG_REUSE: Macro argument reuse '_name' - possible side-effects?"
+        define = ("+#define DEFINE_STATIC_BOARD_NUMBERS(_name, _slots, _instead)\t\\\n"
+                  "+\tstatic DECLARE_BITMAP(_name##_released, _slots);\n")
+        other = "+#define board_value(_name, nr) ((_name)[nr] + (_name)[nr])\n"
+        with tempfile.TemporaryDirectory() as tmp:
+            for text, want in ((define, "an argument of a DEFINE_ macro, used in "
+                                "declarations only"), (other, None)):
+                with self.subTest(macro=text.split("(")[0]):
+                    (Path(tmp) / "p.patch").write_text(text)
+                    with mock.patch.object(checkpatch, "PATCHES", Path(tmp)):
+                        self.assertEqual(checkpatch.accepted(finding, FILES, "p.patch"),
+                                         want)
+
     def test_unknown_commit_id_ignored(self) -> None:
         """Fixes: tags cannot be looked up in a tree without history: the
         type is passed to --ignore."""

@@ -28,16 +28,27 @@ def agent_line(driver: str, tx: int = -1, rx: int = -1, rx_usecs: int = -1,
             f"speed=-1 duplex={duplex} up={up}")
 
 
-def e1000_probe(number: int | None, tx: int, rx: int,
-                warn: int | None = None) -> tuple[dict[str, int | str], list[str]]:
+def told(driver: str, number: int, at: float = 20.25) -> str:
+    """The line a board on a spent slot logs (drivers/base/board_numbers.c)."""
+    return stamp(at, f"{driver} {PCI}: using defaults: the module parameters "
+                     f"given for board {number} were for a board that went "
+                     "away; configure re-plugged boards with ethtool or a "
+                     "systemd.link file")
+
+
+def e1000_probe(number: int | None, tx: int, rx: int, warn: int | None = None,
+                spent: bool = False) -> tuple[dict[str, int | str], list[str]]:
     """The agent's fields and the console lines of one e1000 hot-add:
-    @number logged by the patched driver's dev_dbg() (None: the plain
+    @number logged by the patched kernel's dev_dbg() (None: the plain
     kernel, which does not log it), @warn the board of the driver's
-    "no configuration" warning."""
+    "no configuration" warning, @spent whether the board says that its
+    slot was spent."""
     lines = [stamp(20.1, f"pci {PCI}: [8086:100e] type 00 class 0x020000 "
                          "conventional PCI endpoint")]
     if number is not None:
         lines.append(stamp(20.2, f"e1000 {PCI}: board number {number}"))
+    if spent and number is not None:
+        lines.append(told("e1000", number))
     if warn is not None:
         lines.append(stamp(20.3, f"e1000 {PCI}: Warning: no configuration for "
                                  f"board #{warn} using defaults for all values"))
@@ -68,16 +79,16 @@ class ModelNumbers(unittest.TestCase):
         slots keep their values."""
         model = Model()
         first = model.add("e1000", "nic0")
-        self.assertEqual(first, Expected(0, E1000.reported(0), False))
+        self.assertEqual(first, Expected(0, E1000.reported(0), False, told=False))
         model.add("e1000", "nic1")
         model.remove("e1000", "nic0")
         again = model.add("e1000", "nic0")
-        self.assertEqual(again, Expected(0, E1000.defaults, False))
+        self.assertEqual(again, Expected(0, E1000.defaults, False, told=True))
         model.remove("e1000", "nic1")
         self.assertEqual(model.add("e1000", "nic2").values, E1000.defaults)
         # A slot never released still has its values.
         self.assertEqual(model.add("e1000", "nic3"),
-                         Expected(2, E1000.reported(2), False))
+                         Expected(2, E1000.reported(2), False, told=False))
 
     def test_failed_probe_leaves_slot(self) -> None:
         """A probe that failed frees its number but leaves the slot as it
@@ -86,7 +97,7 @@ class ModelNumbers(unittest.TestCase):
         model.add("e1000", "nic0")
         model.forget("e1000", "nic0")
         self.assertEqual(model.add("e1000", "nic1"),
-                         Expected(0, E1000.reported(0), False))
+                         Expected(0, E1000.reported(0), False, told=False))
 
     def test_beyond_slots_defaults_and_warning(self) -> None:
         """Numbers at or above the slot count get defaults, with the
@@ -99,7 +110,7 @@ class ModelNumbers(unittest.TestCase):
                 got = [model.add(name, f"nic{i}") for i in range(spec.slots + 2)]
                 last_slot = got[spec.slots - 1]
                 self.assertEqual(last_slot, Expected(spec.slots - 1,
-                                                     spec.reported(spec.slots - 1), False))
+                                                     spec.reported(spec.slots - 1), False, told=False))
                 for beyond in got[spec.slots:]:
                     self.assertEqual(beyond.values, spec.defaults)
                     self.assertEqual(beyond.warns, warns)
@@ -112,9 +123,10 @@ class ModelNumbers(unittest.TestCase):
         for i in range(33):
             model.add("e1000", f"nic{i}")
         model.remove("e1000", "nic32")
-        self.assertEqual(model.add("e1000", "nic32"), Expected(32, E1000.defaults, True))
+        self.assertEqual(model.add("e1000", "nic32"), Expected(32, E1000.defaults, True, told=False))
         model.remove("e1000", "nic31")
-        self.assertEqual(model.add("e1000", "nic31"), Expected(31, E1000.defaults, False))
+        self.assertEqual(model.add("e1000", "nic31"),
+                         Expected(31, E1000.defaults, False, told=True))
 
     def test_drivers_independent(self) -> None:
         """e1000 and e1000e number their boards each on their own:
@@ -125,11 +137,12 @@ class ModelNumbers(unittest.TestCase):
         model.add("e1000", "a1")
         model.remove("e1000", "a0")
         e1000e = model.add("e1000e", "b0")
-        self.assertEqual(e1000e, Expected(0, DRIVERS["e1000e"].reported(0), False))
+        self.assertEqual(e1000e, Expected(0, DRIVERS["e1000e"].reported(0), False, told=False))
         model.remove("e1000e", "b0")
         # e1000e's release reset its own slot 0, not e1000's slot 2.
-        self.assertEqual(model.add("e1000", "a2"), Expected(0, E1000.defaults, False))
-        self.assertEqual(model.add("e1000", "a3"), Expected(2, E1000.reported(2), False))
+        self.assertEqual(model.add("e1000", "a2"),
+                         Expected(0, E1000.defaults, False, told=True))
+        self.assertEqual(model.add("e1000", "a3"), Expected(2, E1000.reported(2), False, told=False))
 
     def test_every_driver_fresh_number_gets_its_slot(self) -> None:
         """Each driver's first and second boards get slots 0's and 1's
@@ -140,11 +153,12 @@ class ModelNumbers(unittest.TestCase):
         for name, spec in DRIVERS.items():
             with self.subTest(driver=name):
                 model = Model()
-                self.assertEqual(model.add(name, "n0"), Expected(0, spec.reported(0), False))
-                self.assertEqual(model.add(name, "n1"), Expected(1, spec.reported(1), False))
+                self.assertEqual(model.add(name, "n0"), Expected(0, spec.reported(0), False, told=False))
+                self.assertEqual(model.add(name, "n1"), Expected(1, spec.reported(1), False, told=False))
                 self.assertNotEqual(spec.reported(0), spec.defaults)
                 model.remove(name, "n0")
-                self.assertEqual(model.add(name, "n2"), Expected(0, spec.defaults, False))
+                self.assertEqual(model.add(name, "n2"),
+                                 Expected(0, spec.defaults, False, told=True))
 
     def test_added_twice_refused(self) -> None:
         """A device id already bound cannot be added again."""
@@ -188,14 +202,39 @@ class CheckPlainAndPatched(unittest.TestCase):
         self.assertEqual(probe.cycle, 2)
 
     def test_patched_reuse_with_defaults_passes(self) -> None:
-        """The patched kernel logs board number 0 and the NIC reports the
-        defaults: no violation."""
+        """The patched kernel logs board number 0, says that its slot was
+        spent, and the NIC reports the defaults: no violation."""
         _, expected = self.re_added()
-        fields, lines = e1000_probe(0, tx=256, rx=256)
+        fields, lines = e1000_probe(0, tx=256, rx=256, spent=True)
         probe = check("e1000", "nic0", expected, fields, lines)
         self.assertEqual(probe.violation, "")
         self.assertEqual((probe.number, probe.observed), (0, {"tx": 256, "rx": 256}))
+        self.assertTrue(probe.told)
         self.assertEqual(probe.pci, PCI)
+
+    def test_spent_slot_without_message_is_violation(self) -> None:
+        """Defaults on a spent slot, but not a word about it: the silent
+        change the message is there to prevent."""
+        _, expected = self.re_added()
+        fields, lines = e1000_probe(0, tx=256, rx=256)
+        self.assertEqual(check("e1000", "nic0", expected, fields, lines).violation,
+                         "spent-slot message missing for board 0")
+
+    def test_message_on_a_fresh_slot_is_violation(self) -> None:
+        """A first add gets its slot's values and must not claim that the
+        slot was spent."""
+        expected = Model().add("e1000", "nic0")
+        fields, lines = e1000_probe(0, tx=512, rx=1536, spent=True)
+        self.assertEqual(check("e1000", "nic0", expected, fields, lines).violation,
+                         "spent-slot message printed for board 0")
+
+    def test_message_of_another_device_is_not_ours(self) -> None:
+        """Another NIC's message (another PCI address) does not count."""
+        _, expected = self.re_added()
+        fields, lines = e1000_probe(0, tx=256, rx=256)
+        lines.insert(1, told("e1000", 0).replace(PCI, "0000:00:09.0"))
+        self.assertEqual(check("e1000", "nic0", expected, fields, lines).violation,
+                         "spent-slot message missing for board 0")
 
     def test_patched_fresh_board_passes(self) -> None:
         """A first add on the patched kernel: number 0, slot 0's rings."""
@@ -252,7 +291,7 @@ class CheckPlainAndPatched(unittest.TestCase):
         self.assertNotEqual(probe.violation, "")
         self.assertEqual(probe.number, 1)
         patched = parse_add(agent_line("e1000e", tx=256, rx=256, rx_usecs=3)) or {}
-        lines = [stamp(5.0, f"e1000e {PCI}: board number 0")]
+        lines = [stamp(5.0, f"e1000e {PCI}: board number 0"), told("e1000e", 0, 5.1)]
         self.assertEqual(check("e1000e", "nic0", expected, patched, lines).violation, "")
 
     def test_tulip_plain_and_patched(self) -> None:
@@ -270,7 +309,7 @@ class CheckPlainAndPatched(unittest.TestCase):
         probe = check("tulip", "t0", expected, fields, plain)
         self.assertEqual(probe.number, 1)
         self.assertEqual(probe.violation, "values {'media': 2}, model {'media': 0}")
-        patched = [stamp(9.1, f"tulip {PCI}: board number 0"),
+        patched = [stamp(9.1, f"tulip {PCI}: board number 0"), told("tulip", 0, 9.15),
                    stamp(9.2, "tulip0: EEPROM default media type Autosense"),
                    agent_line("tulip")]
         self.assertEqual(check("tulip", "t0", expected, fields, patched).violation, "")
@@ -285,7 +324,8 @@ class CheckPlainAndPatched(unittest.TestCase):
         full = parse_add(agent_line("pcnet32", duplex=1, up=1)) or {}
         half = parse_add(agent_line("pcnet32", duplex=0, up=1)) or {}
         self.assertIn("values", check("pcnet32", "p0", expected, full, []).violation)
-        self.assertEqual(check("pcnet32", "p0", expected, half, []).violation, "")
+        self.assertEqual(check("pcnet32", "p0", expected, half,
+                               [told("pcnet32", 0)]).violation, "")
 
 
 def replay(log: str) -> list[Probe]:

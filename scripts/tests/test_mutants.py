@@ -13,7 +13,9 @@ from unittest import mock
 
 from lib.common import Failure
 from mutants import run as mutants_run
-from mutants.catalog import BATCHES, CatalogError, Mutant, apply, check_batches
+from mutants.catalog import (
+    BATCHES, CatalogError, Mutant, apply, callsite_mutants, check_batches
+)
 from mutants.run import red_suites
 
 
@@ -57,12 +59,12 @@ class BatchesTest(unittest.TestCase):
     def test_catalog_is_consistent(self) -> None:
         check_batches(BATCHES)
         names = [m.name for b in BATCHES for m in b]
-        # Every rule the issue lists, in every converted driver where it
-        # says so: 21 lookups.
-        self.assertEqual(sum(n.endswith("-lookup-ignores-release") for n in names), 21)
-        for needed in ("devm_ida-never-freed", "e1000-counter", "e1000e-counter",
-                       "ne2k-pci-off-by-one", "e1000-reset-skipped",
-                       "e1000-reset-after-failed-probe"):
+        # The shared code's rules, and the drivers QEMU emulates in guests.
+        for needed in ("devm_ida-never-freed", "board-slot-spent-applies",
+                       "board-slot-never-told", "board-slot-message-dropped",
+                       "e1000-counter", "e1000e-counter", "e1000-release-skipped",
+                       "e1000e-release-skipped", "pcnet32-release-skipped",
+                       "tulip-release-skipped", "e1000-release-after-failed-probe"):
             self.assertIn(needed, names)
 
     def test_one_catcher_per_batch(self) -> None:
@@ -81,6 +83,73 @@ class BatchesTest(unittest.TestCase):
     def test_names_once(self) -> None:
         with self.assertRaisesRegex(CatalogError, "twice"):
             check_batches([[mutant("a")], [mutant("a")]])
+
+
+DRIVER = """\
+DEFINE_STATIC_BOARD_NUMBERS(foo_boards, MAX_UNITS,
+\t\t\t    "ethtool or a systemd.link file");
+
+static int foo_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
+{
+\tboard = devm_board_number_get(&pdev->dev, &foo_boards);
+\topt = board_slot_value(&pdev->dev, &foo_boards, board,
+\t\t\t       options, 0);
+\tfdx = board_slot_value(&pdev->dev, &foo_boards, board,
+\t\t\t       full_duplex, 0);
+}
+
+static void foo_release(struct foo_priv *np)
+{
+\tboard_slot_release(&foo_boards, np->board);
+}
+
+static void foo_remove(struct pci_dev *pdev)
+{
+\tunregister_netdev(dev);
+\tfoo_release(np);
+}
+
+static struct pci_driver foo_driver = {
+\t.probe = foo_probe,
+\t.remove = foo_remove,
+};
+"""
+
+
+class CallsiteMutantsTest(unittest.TestCase):
+    """The two call-site mutants found in a driver's code."""
+
+    def mutants(self, text: str) -> list[Mutant]:
+        with tempfile.TemporaryDirectory() as tmp:
+            (Path(tmp) / "drivers").mkdir()
+            (Path(tmp) / "drivers" / "foo.c").write_text(text)
+            found = callsite_mutants(Path(tmp), {"drivers": ["drivers/foo.c"]})
+            for m in found:  # each applies: its code occurs exactly once
+                apply(m, Path(tmp))
+                (Path(tmp) / "drivers" / "foo.c").write_text(text)
+        return found
+
+    def test_lookup_and_release_of_each_driver(self) -> None:
+        lookup, release = self.mutants(DRIVER)
+        self.assertEqual(lookup.name, "foo_boards-lookup-wrong-number")
+        self.assertEqual(lookup.catcher, "callsites:drivers")
+        self.assertIn("board + 1,\n\t\t\t       options", lookup.new)
+        # The release sits in a helper: remove()'s call of it goes.
+        self.assertEqual((release.name, release.old, release.new),
+                         ("foo_boards-release-skipped", "\tfoo_release(np);\n", ""))
+
+    def test_release_in_remove_itself(self) -> None:
+        helper = DRIVER[DRIVER.index("static void foo_release"):
+                        DRIVER.index("static void foo_remove")]
+        text = DRIVER.replace(helper, "").replace(
+            "\tfoo_release(np);\n", "\tboard_slot_release(&foo_boards, np->board);\n")
+        release = self.mutants(text)[1]
+        self.assertEqual(release.old, "\tboard_slot_release(&foo_boards, np->board);\n")
+
+    def test_identical_lookups_are_told_apart_by_the_next_argument(self) -> None:
+        text = DRIVER.replace("full_duplex, 0", "options, 0")
+        self.assertEqual([m.name for m in self.mutants(text)],
+                         ["foo_boards-release-skipped"])
 
 
 class RedSuitesTest(unittest.TestCase):
@@ -116,6 +185,7 @@ class MainTest(unittest.TestCase):
                 mock.patch.object(mutants_run, "TREE", Path(tmp)), \
                 mock.patch.object(mutants_run, "BATCHES", [batch]), \
                 mock.patch.object(mutants_run, "fresh_copy"), \
+                mock.patch.object(mutants_run.callsites, "driver_dirs", return_value={}), \
                 mock.patch.object(mutants_run, "apply"), \
                 mock.patch.object(mutants_run, "judge", side_effect=lambda b: [
                     (m, caught[m.name], "red" if caught[m.name] else "green")
@@ -147,6 +217,7 @@ class MainTest(unittest.TestCase):
                 mock.patch.object(mutants_run, "TREE", Path(tmp)), \
                 mock.patch.object(mutants_run, "BATCHES", [batch]), \
                 mock.patch.object(mutants_run, "fresh_copy"), \
+                mock.patch.object(mutants_run.callsites, "driver_dirs", return_value={}), \
                 mock.patch.object(mutants_run, "apply"), \
                 mock.patch.object(mutants_run, "judge",
                                   side_effect=lambda b: [(m, True, "red") for m in b]), \

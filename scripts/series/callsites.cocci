@@ -1,0 +1,280 @@
+// SPDX-License-Identifier: GPL-2.0
+// The call sites of board numbers (drivers/base/board_numbers.c), checked
+// in a converted driver: the number devm_board_number_get() returned is
+// the one, and the only one, that every board_slot_value() and
+// board_slot_applies() of the same board numbers looks up, and that
+// board_slot_release() spends, from the driver's remove() callback.
+//
+// Facts are collected per match and judged in the finalize rule, over
+// all the files of one driver given to one spatch run, in an order where
+// the files that define the driver's wrappers of devm_board_number_get()
+// and its calls of board_slot_release() come first. series/callsites.py
+// runs it; it prints one "callsites:" line per problem and none when the
+// driver is right.
+//
+// Options: --no-includes --include-headers
+// Requires: 1.1.1
+
+virtual report
+
+@initialize:python@
+@@
+import re
+gets = []      # (board numbers, function, variable)
+stores = []    # (function, field, value)
+aliases = []   # (function, variable, field)
+lookups = []   # (board numbers, function, number, file, line)
+releases = []  # (board numbers, function, number)
+params = {}    # function: {index: parameter name}
+callargs = []  # (caller, callee, call site, index, argument)
+removes = set()
+calls = set()  # (caller, callee)
+wrappers = set()
+
+def is_wrapper(name):
+    return any(w == name for w, bn in wrappers)
+
+def is_releaser(name):
+    return any(fn == name for b, fn, e in releases)
+
+def where(p):
+    return p[0].current_element, p[0].file, p[0].line
+
+// The number, as probe takes it: from the helper, or from a function of
+// the driver that returns the helper's result.
+@wrap@
+identifier W, BN;
+expression D;
+@@
+W(...) {
+<+...
+return devm_board_number_get(D, &BN);
+...+>
+}
+
+@script:python@
+w << wrap.W;
+bn << wrap.BN;
+@@
+wrappers.add((w, bn))
+
+@get@
+expression N, D;
+identifier BN;
+position p;
+@@
+N = devm_board_number_get@p(D, &BN)
+
+@script:python@
+n << get.N;
+bn << get.BN;
+p << get.p;
+@@
+gets.append((bn, where(p)[0], n))
+
+@getcall@
+expression N;
+identifier W : script:python() { is_wrapper(W) };
+position p;
+@@
+N = W@p(...)
+
+@script:python@
+n << getcall.N;
+w << getcall.W;
+p << getcall.p;
+@@
+for wr, bn in list(wrappers):
+    if wr == w:
+        gets.append((bn, where(p)[0], n))
+
+@store@
+expression X, V;
+identifier F;
+position p;
+@@
+(
+X->F = V@p
+|
+X.F = V@p
+)
+
+@script:python@
+f << store.F;
+v << store.V;
+p << store.p;
+@@
+stores.append((where(p)[0], f, v))
+
+@alias@
+identifier V, F;
+expression X;
+type T;
+position p;
+@@
+(
+T V@p = X->F;
+|
+V@p = X->F
+)
+
+@script:python@
+v << alias.V;
+f << alias.F;
+p << alias.p;
+@@
+aliases.append((where(p)[0], v, f))
+
+@lookup@
+expression D, E;
+identifier BN;
+position p;
+@@
+(
+board_slot_value@p(D, &BN, E, ...)
+|
+board_slot_applies@p(D, &BN, E, ...)
+)
+
+@script:python@
+bn << lookup.BN;
+e << lookup.E;
+p << lookup.p;
+@@
+fn, fl, ln = where(p)
+lookups.append((bn, fn, e, fl, ln))
+
+@release@
+expression E;
+identifier BN;
+position p;
+@@
+board_slot_release@p(&BN, E)
+
+@script:python@
+bn << release.BN;
+e << release.E;
+p << release.p;
+@@
+releases.append((bn, where(p)[0], e))
+
+// Numbers passed down as arguments: the parameters of every function, and
+// the arguments of every call, judged together at the end.
+@fdef@
+identifier F, P;
+parameter list[n] PS;
+type T;
+@@
+F(PS, T P, ...) { ... }
+
+@script:python@
+f << fdef.F;
+pn << fdef.P;
+n << fdef.n;
+@@
+params.setdefault(f, {})[int(n)] = pn
+
+@fcall@
+identifier F;
+expression list[n] ES;
+expression A;
+position p;
+@@
+F@p(ES, A, ...)
+
+@script:python@
+f << fcall.F;
+a << fcall.A;
+n << fcall.n;
+p << fcall.p;
+@@
+callargs.append((where(p)[0], f, p[0].line + ":" + p[0].column, int(n), a))
+
+@remove@
+identifier drv, R;
+@@
+struct \(pci_driver\|eisa_driver\|platform_driver\|usb_driver\) drv = {
+	.remove = R,
+};
+
+@script:python@
+r << remove.R;
+@@
+removes.add(r)
+
+@call@
+identifier caller;
+identifier callee : script:python() { is_releaser(callee) };
+@@
+caller(...) {
+<+...
+callee(...)
+...+>
+}
+
+@script:python@
+a << call.caller;
+b << call.callee;
+@@
+calls.add((a, b))
+
+@finalize:python@
+@@
+# An upper-case constant passed for the number: a deliberate "no slot".
+NO_SLOT = re.compile(r"[A-Z][A-Z0-9_]*")
+problems = []
+for bn in sorted({g[0] for g in gets} | {l[0] for l in lookups} | {r[0] for r in releases}):
+    mine = [(fn, n) for b, fn, n in gets if b == bn]
+    if not mine:
+        problems.append("%s: looked up or released, but no number is taken with devm_board_number_get()" % bn)
+        continue
+    # Variables holding the number (in their function) and fields it is
+    # stored in, grown together until nothing changes: a number stored in
+    # a field, read back into a variable, or passed down as an argument
+    # (by every call of the function) is the number still.
+    held = set(mine)
+    fields = {m.group(1) for fn, n in mine
+              for m in [re.search(r"(?:->|\.)\s*(\w+)$", n)] if m}
+
+    def ok(fn, e):
+        e = e.strip()
+        if (fn, e) in held:
+            return True
+        m = re.fullmatch(r"(.*?)(?:->|\.)\s*(\w+)", e)
+        if not m or m.group(2) not in fields:
+            return False
+        # The object may be a call (ne2k_pci_priv(dev)->board), not arithmetic.
+        return not re.search(r"[-+*/%]", m.group(1).replace("->", ""))
+
+    def passed(fn, index):
+        args = [(caller, a) for caller, callee, site, i, a in callargs
+                if callee == fn and i == index]
+        return bool(args) and all(ok(caller, a) or NO_SLOT.fullmatch(a.strip())
+                                  for caller, a in args)
+
+    changed = True
+    while changed:
+        before = (len(held), len(fields))
+        fields |= {f for fn, f, v in stores if ok(fn, v)}
+        held |= {(fn, v) for fn, v, f in aliases if f in fields}
+        for fn, names in params.items():
+            for index, name in names.items():
+                if (fn, name) not in held and passed(fn, index):
+                    held.add((fn, name))
+        changed = (len(held), len(fields)) != before
+
+    for b, fn, e, fl, ln in lookups:
+        if b == bn and not ok(fn, e):
+            problems.append("%s:%s: %s() looks up %s with %s, not the number devm_board_number_get() gave" % (fl, ln, fn, bn, e))
+    rel = [(fn, e) for b, fn, e in releases if b == bn]
+    for fn, e in rel:
+        if not ok(fn, e):
+            problems.append("%s() releases %s with %s, not the board's number" % (fn, bn, e))
+    relfns = {fn for fn, e in rel}
+    reached = any(r in relfns or (r, f) in calls for r in removes for f in relfns)
+    if not rel:
+        problems.append("%s: no board_slot_release(): remove() never spends the slot" % bn)
+    elif not reached:
+        problems.append("%s: board_slot_release() is not reached from the driver's remove() (%s)" % (bn, ", ".join(sorted(removes)) or "none found"))
+for p in problems:
+    print("callsites: " + p)

@@ -1,0 +1,89 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Check every converted driver's call sites of board numbers, statically.
+
+  python3 -m series.callsites [--tree DIR]    (KERNEL= picks the base)
+
+A driver converted to board numbers (drivers/base/board_numbers.c) must
+pass the number devm_board_number_get() gave it, and no other, to each
+board_slot_value() and board_slot_applies() of the same board numbers,
+and spend it with board_slot_release() reached from its remove()
+callback. For the NICs QEMU cannot emulate nothing else in the gate sees
+a probe that looks up the wrong slot or a remove() that skips the
+release; callsites.cocci (Coccinelle, Debian's coccinelle package, run as
+make coccicheck runs a report) checks that flow in every driver
+directory of the tree that uses the API, one spatch run per directory.
+One case per directory; a directory with a problem fails, naming it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+from pathlib import Path
+
+from lib import results
+from lib.common import TREE, Failure, main_guard, run
+
+COCCI = Path(__file__).with_name("callsites.cocci")
+# The helper and its tests define the API; they are not its users.
+NOT_USERS = ("drivers/base/",)
+API = r"devm_board_number_get\|board_slot_release\|board_slot_value\|board_slot_applies"
+
+
+def driver_dirs(tree: Path) -> dict[str, list[str]]:
+    """Each directory whose files use board numbers: its .c and .h files,
+    the users of the API first (spatch reads them in this order, and the
+    check needs a driver's wrappers of the API before their callers)."""
+    proc = run(["git", "grep", "-l", API, "--", "drivers", "sound"],
+               cwd=tree, capture=True, check=False)
+    users = [f for f in proc.stdout.split() if not f.startswith(NOT_USERS)]
+    dirs: dict[str, list[str]] = {}
+    for path in sorted(users):
+        folder = str(Path(path).parent)
+        if folder in dirs:
+            continue
+        others = sorted(str(p.relative_to(tree)) for p in (tree / folder).iterdir()
+                        if p.suffix in (".c", ".h"))
+        first = [f for f in others if f in users]
+        dirs[folder] = first + [f for f in others if f not in first]
+    return dirs
+
+
+def check(tree: Path, files: list[str]) -> list[str]:
+    """The problems callsites.cocci reports for one directory's @files."""
+    proc = run(["spatch", "--very-quiet", "-D", "report", "--no-includes",
+                "--include-headers", "--timeout", "300",
+                "--sp-file", str(COCCI), *files],
+               cwd=tree, capture=True, check=False)
+    problems = re.findall(r"^callsites: (.*)$", proc.stdout, re.M)
+    if proc.returncode != 0 and not problems:
+        problems = [f"spatch failed (exit {proc.returncode}): "
+                    + proc.stdout.strip().splitlines()[-1:][0]
+                    if proc.stdout.strip() else f"spatch failed (exit {proc.returncode})"]
+    return problems
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--tree", type=Path, default=TREE,
+                        help="the kernel tree to check (default: the base's)")
+    args = parser.parse_args()
+    dirs = driver_dirs(args.tree)
+    if not dirs:
+        raise Failure(f"no driver in {args.tree} uses board numbers")
+    rows: list[results.Row] = []
+    for folder, files in dirs.items():
+        problems = check(args.tree, files)
+        detail = "; ".join(problems) or f"{len(files)} files: every lookup " \
+            "and the release use the number devm_board_number_get() gave"
+        rows.append((folder, not problems, detail))
+        print(f"callsites: {'FAIL' if problems else 'PASS'}  {folder}: {detail}")
+    if args.tree == TREE:
+        results.save("callsites", rows)
+    failed = sum(1 for _, ok, _ in rows if not ok)
+    print(f"callsites: {len(rows) - failed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    main_guard(main)
