@@ -61,6 +61,9 @@ class DriverSpec:
     number: Callable[[Seen], int | None] | None = None
     # QEMU arguments the observation needs (trace events).
     qemu_args: tuple[str, ...] = ()
+    # What a parameter array holds where no value was given: a slot whose
+    # values are all this has nothing to tell about when it is spent.
+    unset: int = 0
 
     @property
     def modname(self) -> str:
@@ -208,7 +211,8 @@ class DriverModel:
         has_slot = number < self.spec.slots and number not in self.reset
         values = self.spec.reported(number) if has_slot else self.spec.defaults
         warns = self.spec.warning is not None and number >= self.spec.slots
-        told = number in self.reset and bool(self.spec.params(number))
+        told = number in self.reset and any(
+            value != self.spec.unset for value in self.spec.params(number).values())
         return Expected(number, dict(values), warns, told)
 
     def forget(self, device: str) -> None:

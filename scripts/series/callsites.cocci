@@ -37,6 +37,11 @@ def is_wrapper(name):
 def is_releaser(name):
     return any(fn == name for b, fn, e in releases)
 
+def is_user(name):
+    """A function that looks a slot up or releases one: whose number
+    arguments are followed back to its callers."""
+    return any(fn == name for b, fn, e, fl, ln in lookups) or is_releaser(name)
+
 def where(p):
     return p[0].current_element, p[0].file, p[0].line
 
@@ -158,10 +163,13 @@ p << release.p;
 @@
 releases.append((bn, where(p)[0], e))
 
-// Numbers passed down as arguments: the parameters of every function, and
-// the arguments of every call, judged together at the end.
+// Numbers passed down as arguments: the parameters of the functions that
+// look slots up or release them, and the arguments of every call of
+// those, judged together at the end (one level: a number handed through
+// a function that neither looks up nor releases is not followed).
 @fdef@
-identifier F, P;
+identifier F : script:python() { is_user(F) };
+identifier P;
 parameter list[n] PS;
 type T;
 @@
@@ -175,7 +183,7 @@ n << fdef.n;
 params.setdefault(f, {})[int(n)] = pn
 
 @fcall@
-identifier F;
+identifier F : script:python() { is_user(F) };
 expression list[n] ES;
 expression A;
 position p;

@@ -30,10 +30,19 @@ NOT_USERS = ("drivers/base/",)
 API = r"devm_board_number_get\|board_slot_release\|board_slot_value\|board_slot_applies"
 
 
+# What a user of the API defines that its driver's other files may call:
+# its board numbers and its functions that are not static (e1000's
+# e1000_get_board_number() and e1000_release_slot()).
+DEFINED = re.compile(r"^DEFINE_STATIC_BOARD_NUMBERS\((\w+)|^(?!static\b)[a-z][\w \t*]*?\b(\w+)\(",
+                     re.M)
+
+
 def driver_dirs(tree: Path) -> dict[str, list[str]]:
-    """Each directory whose files use board numbers: its .c and .h files,
-    the users of the API first (spatch reads them in this order, and the
-    check needs a driver's wrappers of the API before their callers)."""
+    """Each directory whose files use board numbers: those files first
+    (spatch reads them in this order, and the check needs a driver's
+    wrappers of the API before their callers), then the directory's other
+    .c files that name what they define, where probe or remove may call
+    it."""
     proc = run(["git", "grep", "-l", API, "--", "drivers", "sound"],
                cwd=tree, capture=True, check=False)
     users = [f for f in proc.stdout.split() if not f.startswith(NOT_USERS)]
@@ -42,10 +51,17 @@ def driver_dirs(tree: Path) -> dict[str, list[str]]:
         folder = str(Path(path).parent)
         if folder in dirs:
             continue
+        mine = [f for f in users if str(Path(f).parent) == folder]
+        names = {a or b for f in mine
+                 for a, b in DEFINED.findall((tree / f).read_text(errors="replace"))}
+        names.discard("")
+        pattern = re.compile(r"\b(?:" + "|".join(map(re.escape, sorted(names))) + r")\b") \
+            if names else None
         others = sorted(str(p.relative_to(tree)) for p in (tree / folder).iterdir()
-                        if p.suffix in (".c", ".h"))
-        first = [f for f in others if f in users]
-        dirs[folder] = first + [f for f in others if f not in first]
+                        if p.suffix == ".c" and str(p.relative_to(tree)) not in mine)
+        callers = [f for f in others if pattern and
+                   pattern.search((tree / f).read_text(errors="replace"))]
+        dirs[folder] = mine + callers
     return dirs
 
 
