@@ -135,6 +135,16 @@ def unique(text: str, piece: str) -> bool:
     return text.count(piece) == 1
 
 
+def without_line(text: str, start: int, end: int) -> tuple[str, str]:
+    """(old, new): the line text[start:end] and as many lines before it
+    as make it occur once in @text, and the same without that line (two
+    remove() callbacks may release with the same line)."""
+    first = start
+    while not unique(text, text[first:end]) and first > 0:
+        first = text.rfind("\n", 0, first - 1) + 1
+    return text[first:end], text[first:start]
+
+
 def callsite_mutants(tree: Path, folders: dict[str, list[str]]) -> list[Mutant]:
     """For each struct board_numbers a driver defines: its first lookup
     given the board's number plus one, and its remove() without the
@@ -167,7 +177,8 @@ def callsite_mutants(tree: Path, folders: dict[str, list[str]]) -> list[Mutant]:
                 if holder_name in removes or not holder_name:
                     mutants.append(Mutant(f"{bn}-release-skipped",
                                           "remove() spends the board's slot", f,
-                                          m.group(0), "", catcher))
+                                          *without_line(texts[f], m.start(), m.end()),
+                                          catcher))
                     continue
                 call = re.compile(rf"^\t+{holder_name}\([^;]*\);\n", re.M)
                 sites = [(g, c) for g, t in texts.items() for c in call.finditer(t)]
@@ -176,7 +187,8 @@ def callsite_mutants(tree: Path, folders: dict[str, list[str]]) -> list[Mutant]:
                 g, c = sites[0] if len(sites) == 1 else (f, m)
                 mutants.append(Mutant(f"{bn}-release-skipped",
                                       "remove() spends the board's slot", g,
-                                      c.group(0), "", catcher))
+                                      *without_line(texts[g], c.start(), c.end()),
+                                      catcher))
     return mutants
 
 

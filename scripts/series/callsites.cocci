@@ -20,14 +20,14 @@ virtual report
 @initialize:python@
 @@
 import re
-gets = []      # (board numbers, function, variable)
+gets = []      # (board numbers, function, variable, file)
 stores = []    # (function, field, value)
 aliases = []   # (function, variable, field)
 lookups = []   # (board numbers, function, number, file, line)
 releases = []  # (board numbers, function, number)
 params = {}    # function: {index: parameter name}
 callargs = []  # (caller, callee, call site, index, argument)
-removes = set()
+removes = set()  # (remove() callback, file)
 calls = set()  # (caller, callee)
 wrappers = set()
 
@@ -75,7 +75,8 @@ n << get.N;
 bn << get.BN;
 p << get.p;
 @@
-gets.append((bn, where(p)[0], n))
+fn, fl, ln = where(p)
+gets.append((bn, fn, n, fl))
 
 @getcall@
 expression N;
@@ -91,7 +92,8 @@ p << getcall.p;
 @@
 for wr, bn in list(wrappers):
     if wr == w:
-        gets.append((bn, where(p)[0], n))
+        fn, fl, ln = where(p)
+        gets.append((bn, fn, n, fl))
 
 @store@
 expression X, V;
@@ -200,15 +202,25 @@ callargs.append((where(p)[0], f, p[0].line + ":" + p[0].column, int(n), a))
 
 @remove@
 identifier drv, R;
+position p;
 @@
-struct \(pci_driver\|eisa_driver\|platform_driver\|usb_driver\) drv = {
-	.remove = R,
+(
+struct \(pci_driver\|platform_driver\|usb_driver\) drv = {
+	.remove = R@p,
 };
+|
+struct eisa_driver drv = {
+	.driver = {
+		.remove = R@p,
+	},
+};
+)
 
 @script:python@
 r << remove.R;
+p << remove.p;
 @@
-removes.add(r)
+removes.add((r, p[0].file))
 
 @call@
 identifier caller;
@@ -232,7 +244,8 @@ calls.add((a, b))
 NO_SLOT = re.compile(r"[A-Z][A-Z0-9_]*")
 problems = []
 for bn in sorted({g[0] for g in gets} | {l[0] for l in lookups} | {r[0] for r in releases}):
-    mine = [(fn, n) for b, fn, n in gets if b == bn]
+    mine = [(fn, n) for b, fn, n, fl in gets if b == bn]
+    probe_files = {fl for b, fn, n, fl in gets if b == bn}
     if not mine:
         problems.append("%s: looked up or released, but no number is taken with devm_board_number_get()" % bn)
         continue
@@ -279,10 +292,14 @@ for bn in sorted({g[0] for g in gets} | {l[0] for l in lookups} | {r[0] for r in
         if not ok(fn, e):
             problems.append("%s() releases %s with %s, not the board's number" % (fn, bn, e))
     relfns = {fn for fn, e in rel}
-    reached = any(r in relfns or (r, f) in calls for r in removes for f in relfns)
+    # Every remove() of a driver that takes this number must spend it.
+    mine_removes = sorted(r for r, fl in removes if fl in probe_files)
     if not rel:
         problems.append("%s: no board_slot_release(): remove() never spends the slot" % bn)
-    elif not reached:
-        problems.append("%s: board_slot_release() is not reached from the driver's remove() (%s)" % (bn, ", ".join(sorted(removes)) or "none found"))
+    elif not mine_removes:
+        problems.append("%s: no remove() callback found beside the probe that takes the number" % bn)
+    for r in mine_removes:
+        if rel and not (r in relfns or any((r, f) in calls for f in relfns)):
+            problems.append("%s: %s(), a remove() callback, does not reach board_slot_release()" % (bn, r))
 for p in problems:
     print("callsites: " + p)

@@ -125,7 +125,7 @@ class RuleTest(unittest.TestCase):
 
     def test_remove_without_release(self) -> None:
         broken = DRIVER.replace("\tfoo_release(np);\n", "")
-        self.assertIn("not reached from the driver's remove()",
+        self.assertIn("a remove() callback, does not reach board_slot_release()",
                       " ".join(self.problems(broken)))
 
     def test_no_release_at_all(self) -> None:
