@@ -104,16 +104,23 @@ def replay(model: Model, steps: list[tuple[str, str, str]], lines: list[str],
         tally.notes.append(f"{len(got)} binds reported, {len(adds)} run")
     it = iter(got)
     cycle = cycle0
+    # A rescan probes both NICs before the first read-back: the second
+    # NIC's messages come before the first one's agent line. So each add
+    # is checked against every line since the round's removals (check()
+    # keeps the lines of its own PCI address).
+    round_lines: list[str] = []
     for kind, driver, pci in steps:
         if kind == "del":
             model.remove(driver, pci)
+            round_lines = []
             continue
         chunk = next(it, None)
         if chunk is None:
             break
         cycle += 1
         lines_, fields = chunk
-        probe = check_add(model, driver, pci, lines_, fields, cycle)
+        round_lines += lines_
+        probe = check_add(model, driver, pci, round_lines, fields, cycle)
         if fields.get("bus") != pci:
             probe.violation = probe.violation or f"bind of {pci} reported {fields.get('bus')}"
         tally.probes.append(probe)
