@@ -40,7 +40,8 @@ SRC = BUILD / "bisect" / "linux"
 OUT = BUILD / "bisect" / "out"
 CLANG_OUT = BUILD / "bisect" / "out-clang"
 # Directories and objects the series touches, built at every step.
-TARGETS = ["drivers/base/devres.o", "drivers/base/test/",
+TARGETS = ["drivers/base/devres.o", "drivers/base/board_numbers.o",
+           "drivers/base/test/", "drivers/net/ethernet/ti/tlan.o",
            "drivers/net/ethernet/intel/e1000/",
            "drivers/net/ethernet/intel/e1000e/",
            "drivers/net/ethernet/realtek/8139too.o",
