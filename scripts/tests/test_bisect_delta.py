@@ -139,7 +139,7 @@ class TouchedTest(unittest.TestCase):
                          ["drivers/net/ethernet/amd/pcnet32.o",
                           "drivers/net/ethernet/amd/amd8111e.o"])
         self.assertEqual(bisect.touched(["drivers/base/devres.c"]),
-                         ["drivers/base/devres.o"])
+                         ["drivers/base/devres.o", "drivers/base/board_numbers.o"])
         self.assertEqual(bisect.touched(["drivers/net/ethernet/8390/ne2k-pci.c"]),
                          ["drivers/net/ethernet/8390/ne2k-pci.o"])
 
