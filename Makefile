@@ -1,53 +1,51 @@
-# The two commands of the README (./run installs make and python3 where
-# they are missing, then runs one of these):
-#   make demo        scenario a: one e1000 hot-plugged 100 times in QEMU, on
-#                    the patched and the plain kernel, with the plot
-#   make check       the pull-request gate (.ci/run): every stage and
-#                    scenario in a short form, each with its negative
-#                    control, on both bases (6.12 and 7.3)
-# Both install what is missing on a Debian 12 machine.
+# make with no target prints the help below (the lines that start with
+# "##"); nothing runs until a target is named.
+##Board numbers: a kernel series that gives board numbers back, and its gate.
+##
+##The two commands of the README (./run installs make where it is missing):
+##  make check       the pull-request gate (.ci/run), both bases: static
+##                   checks, builds, KUnit and the guest runs, each with its
+##                   negative control. Runs as root: installs Debian packages
+##                   (apt sources and a pin for Debian 13's suites under
+##                   /etc/apt), debootstraps a clang root and a guest root in
+##                   ~/.cache/board-numbers, a ccache in ~/.cache/ccache*;
+##                   builds in build/. Times: docs/figures.md.
+##  make demo        one e1000 hot-plugged 100 times in QEMU on the patched
+##                   and the plain kernel, with the plot; installs as above
+##
+##Other gates: make check-full (nightly depth, KUnit under KASAN, mutants),
+##  make check-debug (the debug guest kernel); both as root, as check.
+##One stage on one base (KERNEL=7.3 or 6.12; 6.12 if unset):
+##  make tree | kunit | checkpatch | patchwork | callsites | bisect | e2e |
+##       userspace | reliability | mutants
+##  make harness     the harness's own unit tests (seconds, no QEMU)
+##  make export      build/KERNEL/linux's commits back to patches/KERNEL/
+##  make figures     docs/figures.md from the last gate's records
+##  make cover-letter | send-prep   the sets as mail from you (refuses the
+##                   repository's placeholder identity)
+##  make clean       remove build/
+##  make distclean   also ~/.cache/board-numbers, the clang ccache, and the
+##                   apt sources and pins the gate added (as root); the
+##                   kernel builds' ccache is the user's own: ccache -C
 #
-# KERNEL=6.12 (the default for single targets) or KERNEL=7.3 picks the
-# base: Debian 12's linux-source-6.12 or Debian 13's linux-source-7.3,
-# patches/KERNEL/, build/KERNEL/. The gates run every base unless KERNEL
-# names one.
-#
-#   make check-full  the nightly gate: the same stages at full depth, KUnit
-#                    under the kernel's checkers, and make mutants
-#   make check-debug slow: e2e, a 1000-cycle soak and reliability runs on
-#                    the debug guest kernel (KASAN, kmemleak, lockdep, ...)
-#   make figures     docs/figures.md from the last gate's build/results/
-#   make cover-letter  each set's cover letter (patches/KERNEL/SET/) from
-#                    docs/cover-letters/ and the last make check-full,
-#                    To/Cc from get_maintainer.pl
-#   make send-prep   the sets as mail from you (git config user.name and
-#                    user.email) in build/KERNEL/outgoing/, b4-checked;
-#                    refuses the repository's placeholder identity
-#
-# Developer targets:
-#   make tree        unpack the base's linux-source into build/KERNEL/linux
-#                    and apply its series (FORCE=1 drops tree work that
-#                    patches/ lacks)
-#   make export      write build/KERNEL/linux's commits back to
-#                    patches/KERNEL/, set by set
-#   make harness     the harness's own unit tests (seconds, no QEMU)
-#   make kunit | checkpatch | patchwork | bisect | e2e | userspace |
-#   reliability | callsites   one stage on one base (full depth)
-#   make mutants     break the series on purpose, mutation by mutation
-#                    (scripts/mutants/catalog.py), and check that KUnit,
-#                    e2e or fault injection goes red for each
-#   make clean       remove build/ (the tree and every build directory)
+# KERNEL picks the base: Debian 12's linux-source-6.12 or Debian 13's
+# linux-source-7.3, patches/KERNEL/, build/KERNEL/. The gates run every
+# base unless KERNEL names one.
 
 PYTHON := python3
 # Every script is a module of a package under scripts/.
 PY := PYTHONPATH=$(CURDIR)/scripts $(PYTHON) -m
 BOOT := bash scripts/bootstrap.sh &&
 
-.PHONY: check check-full check-debug figures cover-letter send-prep demo tree \
+.PHONY: help check check-full check-debug figures cover-letter send-prep demo tree \
 	export harness kunit checkpatch patchwork callsites bisect e2e userspace \
-	reliability mutants clean
+	reliability mutants clean distclean
 
 BASES := $(if $(KERNEL),--bases $(KERNEL))
+
+help:
+	@sed -n 's/^##//p' $(firstword $(MAKEFILE_LIST))
+
 
 check:
 	@$(BOOT) $(PY) gate.run --tier check $(BASES)
@@ -109,3 +107,8 @@ send-prep: tree
 
 clean:
 	rm -rf build
+
+distclean: clean
+	rm -rf $(HOME)/.cache/board-numbers $(HOME)/.cache/ccache-trixie-clang
+	rm -f /etc/apt/sources.list.d/board-numbers-*.sources \
+		/etc/apt/preferences.d/board-numbers-*

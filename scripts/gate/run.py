@@ -38,8 +38,9 @@ control; they differ in depth (see TIERS):
   check  the pull-request gate: scenarios a and b 20 cycles, c 40 steps,
          no raw-loop figure; reliability --short
          (100 unbind/bind, 20 remove/rescan, 10 surprise removals, fault
-         injection on e1000); kunit-debug skipped (its cold build alone
-         is half the cold budget)
+         injection on e1000); bisect walks each prefix on 7.3 and
+         builds the whole series on 6.12; kunit-debug skipped (its cold
+         build alone is half the cold budget)
   full   the nightly depth: 100-cycle scenarios with the raw loop, 1000
          binds, 200 rescans, 50 surprise removals, both drivers under
          fault injection, kunit-debug
@@ -96,6 +97,10 @@ class Stage:
     skip: str = ""  # why a tier that leaves it out does so
     only: str = ""  # the one base it runs on, if not every base
     why_only: str = ""  # why not on the other bases
+    # per tier, the arguments on the bases other than UPSTREAM, where
+    # they differ, and why
+    backport: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    why_backport: str = ""
 
 
 @dataclass(frozen=True)
@@ -143,7 +148,11 @@ STAGES = [
           after=GUESTS),
     Stage("userspace", "userspace.run", {"check": (), "full": ()},
           after=GUESTS, only=UPSTREAM, why_only=ONE_BASE),
-    Stage("bisect", "series.bisect", {"check": (), "full": ()}),
+    Stage("bisect", "series.bisect", {"check": (), "full": ()},
+          backport={"check": ("--whole",)},
+          why_backport=f"make check builds the whole series on the "
+          f"backport base, each prefix on {UPSTREAM} (where the sets are "
+          "sent and bisected); make check-full each prefix on both"),
     # After KUnit and the guest kernels, whose objects its builds reuse.
     Stage("mutants", "mutants.run", {"full": ()}, after="kunit",
           skip="make check-full only: one KUnit and three guest kernel builds "
@@ -199,12 +208,21 @@ class Gate:
         with self.print_lock:
             print(line, flush=True)
 
+    def arguments(self, job: Job) -> tuple[str, ...]:
+        """@job's arguments in this tier: on a base other than UPSTREAM,
+        the stage's backport arguments where it has them."""
+        stage = job.stage
+        if job.base and job.base != UPSTREAM and self.tier in stage.backport:
+            self.say(f"==> {job.key}: {stage.why_backport}")
+            return stage.backport[self.tier]
+        return stage.args[self.tier]
+
     def run_stage(self, job: Job) -> Outcome:
         """Run @job, its output to its log and, prefixed, to ours."""
         stage = job.stage
         logs = BUILD_ROOT / (job.base or "gate") / "logs"
         logs.mkdir(parents=True, exist_ok=True)
-        args = stage.args[self.tier]
+        args = self.arguments(job)
         # The harness, on no base, saves its record with the first base's.
         env = dict(self.env, KERNEL=job.base or self.bases[0])
         self.say(f"==> stage {job.key}: python3 -m {stage.module} {' '.join(args)}")

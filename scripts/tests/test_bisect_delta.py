@@ -15,6 +15,7 @@ one. "@SRC@" and "@OUT@" stand for the worktree and build directory.
 
 from __future__ import annotations
 
+import tempfile
 import unittest
 from pathlib import Path
 
@@ -155,6 +156,23 @@ class TouchedTest(unittest.TestCase):
         self.assertEqual(bisect.touched(["include/linux/devm-helpers.h"]), bisect.TARGETS)
         self.assertEqual(bisect.touched(["drivers/base/devres.c",
                                          "include/linux/device.h"]), bisect.TARGETS)
+
+    def test_targets_present_in_the_tree(self) -> None:
+        """A target whose source the checked-out prefix lacks (a file
+        the series adds) is not built: on a fresh build directory make
+        would fail on it."""
+        with tempfile.TemporaryDirectory() as name:
+            tree = Path(name)
+            (tree / "drivers/base/test").mkdir(parents=True)
+            (tree / "drivers/base/devres.c").write_text("")
+            self.assertEqual(bisect.present(["drivers/base/devres.o",
+                                             "drivers/base/board_numbers.o",
+                                             "drivers/base/test/",
+                                             "drivers/net/ethernet/dlink/"], tree),
+                             ["drivers/base/devres.o", "drivers/base/test/"])
+            (tree / "drivers/base/board_numbers.c").write_text("")
+            self.assertIn("drivers/base/board_numbers.o",
+                          bisect.present(["drivers/base/board_numbers.o"], tree))
 
     def test_unrelated_files(self) -> None:
         """Documentation and MAINTAINERS build nothing."""

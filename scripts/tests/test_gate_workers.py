@@ -78,5 +78,23 @@ class WorkersTest(unittest.TestCase):
         self.assertIn(f"reliability@{run.UPSTREAM}", finished)
 
 
+class ArgumentsTest(unittest.TestCase):
+    def test_bisect_walks_prefixes_on_upstream_only_in_check(self) -> None:
+        """make check builds the whole series on the backport base and
+        walks every prefix on UPSTREAM; check-full walks both."""
+        bisect = next(s for s in run.STAGES if s.name == "bisect")
+        backport = next(b for b in ("6.12", "7.3") if b != run.UPSTREAM)
+        check = run.Gate("check", ["6.12", "7.3"])
+        full = run.Gate("full", ["6.12", "7.3"])
+        for gate in (check, full):
+            gate.say = lambda line: None  # type: ignore[method-assign]
+        self.assertEqual(check.arguments(run.Job(bisect, backport)), ("--whole",))
+        self.assertEqual(check.arguments(run.Job(bisect, run.UPSTREAM)), ())
+        self.assertEqual(full.arguments(run.Job(bisect, backport)), ())
+        e2e = next(s for s in run.STAGES if s.name == "e2e")
+        self.assertEqual(check.arguments(run.Job(e2e, backport)),
+                         e2e.args["check"])
+
+
 if __name__ == "__main__":
     unittest.main()
