@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 # make with no target prints the help below (the lines that start with
 # "##"); nothing runs until a target is named.
 ##Board numbers: a kernel series that gives board numbers back, and its gate.
@@ -39,7 +40,7 @@ BOOT := bash scripts/bootstrap.sh &&
 
 .PHONY: help check check-full check-debug figures cover-letter send-prep demo tree \
 	export harness kunit checkpatch patchwork callsites bisect e2e userspace \
-	reliability mutants clean distclean
+	reliability mutants clean distclean kernel-named
 
 BASES := $(if $(KERNEL),--bases $(KERNEL))
 
@@ -99,10 +100,15 @@ mutants: tree
 figures:
 	@$(BOOT) $(PY) gate.figures
 
-cover-letter: tree
+# Mail is for one base, named: without KERNEL these would prepare the
+# 6.12 backport, not the sets sent upstream.
+kernel-named:
+	@test -n "$(KERNEL)" || { echo "error: name the base: KERNEL=7.3 (the sets sent upstream) or KERNEL=6.12 (the backport)" >&2; exit 1; }
+
+cover-letter: kernel-named tree
 	@$(PY) series.cover_letter
 
-send-prep: tree
+send-prep: kernel-named tree
 	@$(PY) lib.deps send && $(PY) series.send_prep
 
 clean:

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # Make sure python3 exists before any Python script runs: a minimal Debian
 # root has neither it nor anything else the scripts need. deps.py installs
 # the rest.

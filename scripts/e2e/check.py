@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """One probe checked against the reference model.
 
 check() takes what the host saw of one probe (the agent's "NICWATCH add"

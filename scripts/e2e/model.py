@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """The reference model of the board-number semantics, per driver.
 
 - a board probes: it gets the lowest number free in its driver;

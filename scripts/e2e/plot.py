@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """Plot board number per hot-add cycle, plain vs patched, with gnuplot."""
 
 from __future__ import annotations

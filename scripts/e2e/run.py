@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """End-to-end: hot-plug real emulated NICs in QEMU.
 
   e2e.run [--scenarios a,b,c,d,e,f,g] [--cycles 100] [--steps 80] [--no-raw]
@@ -256,7 +257,8 @@ def main() -> int:
             {f: f for f in kernels})
         drivers = {op.driver for op in scenario.ops}
         # The harness's overhead is measured against the e1000 and e1000e
-        # raw loops only; e-h report their figures without a ratio.
+        # raw loops only; e-g (pcnet32, tulip, ne2k-pci) report their
+        # figures without a ratio.
         floor = (statistics.mean(raw[d] for d in drivers)
                  if drivers <= raw.keys() else None)
         verdicts += judge(by_kernel["patched"], by_kernel.get("plain"), floor,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """The hot-plug scenarios: sequences of device_add and device_del.
 
 Every NIC sits on pci.0 (ACPI hot-plug on i440fx) at a fixed slot, and has

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """Write docs/figures.md from the last gate run's records.
 
   python3 -m gate.figures   (make figures)
@@ -66,8 +67,9 @@ def minutes(seconds: int) -> str:
 HEADER = """# Figures
 
 Written by `make figures` from the last gate run of each kind
-(`build/results/`, `build/logs/`); do not edit by hand. Machine: 2 cores,
-24 GiB, no KVM (QEMU TCG, one vCPU per guest unless a run says so).
+(`build/gate/gate.json`, each base's `build/BASE/results/` and
+`build/BASE/logs/`); do not edit by hand. Machine: 2 cores, 24 GiB, no
+KVM (QEMU TCG, one vCPU per guest unless a run says so).
 """
 ORDER = ["make check, warm ccache", "make check, cold", "make check-full, warm ccache",
          "make check-full, cold", "make check-debug, warm ccache", "make check-debug, cold"]

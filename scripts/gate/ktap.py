@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """The gate's verdicts as KTAP, the format kernel CI reads.
 
 One subtest per stage, one test line per case (a KUnit case, a patch, a
@@ -5,7 +6,7 @@ scenario on a kernel, a reliability run); a stage that was not run is a
 skipped test with the reason. The document reads with the kernel's own
 parser:
 
-  python3 tools/testing/kunit/kunit.py parse build/results/gate.ktap
+  python3 tools/testing/kunit/kunit.py parse build/gate/gate.ktap
 
 (Documentation/dev-tools/ktap.rst: a case's detail goes on a diagnostic
 line, "# ...", before its result line, since text after "#" on a result

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """The test gate: "make check" (.ci/run), "make check-full", "make check-debug".
 
   gate.run [--tier check|full|debug] [--bases 6.12,7.3]

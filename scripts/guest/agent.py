@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """The guest agent: build scripts/guest/agent/nicwatch.c and read its lines.
 
 nicwatch prints one "NICWATCH add ..." line per network interface that

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """The guest's traffic generator: build scripts/guest/agent/hubtraffic.c, read it.
 
 hubtraffic sends broadcast frames out of every running e1000 interface

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """Write a minimal initramfs: Debian's static busybox, an /init, modules.
 
 The archive is an uncompressed "newc" cpio, written here so that the

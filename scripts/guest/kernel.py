@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """Build the small guest kernel for the QEMU hot-plug runs.
 
   guest.kernel [--flavour patched|plain|patched,plain] [--variant debug]

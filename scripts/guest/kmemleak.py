@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """kmemleak in a guest of the debug kernel: scan on demand, read reports.
 
 Used by every run on the debug guest kernel (e2e, reliability): the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """A QEMU guest: the process, its serial console and its QMP socket.
 
 The console (serial on stdio) is read by a thread into a log file and a

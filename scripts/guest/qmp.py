@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """A QMP client on a UNIX socket: ID-routed replies, an event queue, timeouts.
 
 A reader thread takes every message off the socket. Replies go to the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """A guest kernel with its initramfs, booted for one run.
 
 The reliability runs and the userspace path boot their guests the same

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """Debian 12's udev and ethtool, as files for the guest's initramfs.
 
 The userspace path runs the tools users run: systemd-udevd and udevadm

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """Paths and small helpers shared by the scripts.
 
 Everything the scripts create lives under build/ (ignored by git): the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """Install the Debian packages a target needs, and only those missing.
 
 Usage: python3 -m lib.deps GROUP...   (groups: see GROUPS below)

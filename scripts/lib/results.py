@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """The last run's verdicts, kept per stage for the cover letter.
 
 Every test stage saves its rows (name, passed, detail) to

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """The submission sets of a series: patches/BASE/series read as sets.
 
 A series is cut into the sets it is sent as, each a directory of

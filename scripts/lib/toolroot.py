@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """Debian roots made with debootstrap, for tools this machine lacks.
 
 The roots are caches, like ccache's, under ~/.cache/board-numbers/

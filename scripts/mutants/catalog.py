@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """The mutations make mutants applies, and which test must catch each.
 
 A mutation replaces one exact piece of the series' code (it must occur

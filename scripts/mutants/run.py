@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """make mutants: apply each batch of mutations to a copy of the series and
 check that the test named for each mutant goes red.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """Asynchronous probing at scale: 40 NICs probed at once, at boot.
 
   reliability/async_probe.py

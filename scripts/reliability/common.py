@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """What the reliability runs share: their kernels, probes and verdicts.
 
 Each run boots the patched guest kernel and the plain one (the negative

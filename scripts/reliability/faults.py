@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """Fault injection in probe: the N-th allocation of a bind fails.
 
   reliability/faults.py [--drivers e1000,e1000e] [--max-n 400]

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """In-guest loops, without QMP: sysfs unbind/bind and PCI remove/rescan.
 
   reliability/loops.py [--binds 1000] [--rescans 200]

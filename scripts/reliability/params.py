@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """Bad parameters: on the kernel command line and through modprobe.
 
   reliability/params.py

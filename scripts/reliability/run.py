@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """The reliability runs: the failure paths, driven on purpose, in QEMU.
 
   reliability.run [--runs faults,async,surprise,params,loops] [--variant debug]

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """Surprise removal under traffic: a NIC goes away while frames flow.
 
   reliability/surprise.py [--cycles 50] [--seed 20041917]

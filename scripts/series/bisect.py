@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """Build and statically check every prefix of the series.
 
 For the base tree and then after each patch, build the objects the series

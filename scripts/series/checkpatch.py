@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """Run checkpatch.pl on every patch of patches/BASE/series, as netdev's
 patchwork does: --strict, --codespell (Debian's codespell dictionary) and
 --max-line-length=80.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """Write each set's cover letter from its template and the last run.
 
   python3 -m series.cover_letter        (KERNEL= picks the base)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """Run the series' KUnit suites with the tree's own kunit.py on QEMU x86_64.
 
   series/kunit.py [--variant NAME]

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """The checks netdev's patchwork runs on a series, locally, per set and
 per patch of patches/BASE/series (lib/sets.py):
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """Turn the sets in patches/BASE/ into mail from a real person.
 
   python3 -m series.send_prep        (make send-prep; KERNEL= picks the base)
@@ -100,6 +101,21 @@ def thread(text: str, msgid: str, reply_to: str) -> str:
     return head + sep + body
 
 
+# A cover letter line that starts so names work left before the set can
+# go out (a tag still to look up, say): send-prep refuses the set.
+OPEN = re.compile(r"^Open before sending:.*$", re.M)
+
+
+def unfinished(text: str) -> str:
+    """Why the mail @text cannot go out yet, or "" when it can."""
+    if "*** SUBJECT HERE ***" in text or "*** BLURB HERE ***" in text:
+        return "it has no subject or blurb yet: run 'make cover-letter' first"
+    match = OPEN.search(text)
+    if match:
+        return f"it says what is left to do: {match.group(0)!r}"
+    return ""
+
+
 def prepare_set(pset: sets.PatchSet, who: str, domain: str) -> Path:
     """Write @pset's mails; the set's mbox (cover letter first)."""
     out = OUT / pset.dir
@@ -111,9 +127,10 @@ def prepare_set(pset: sets.PatchSet, who: str, domain: str) -> Path:
     mails = []
     for index, name in enumerate(names):
         text = (PATCHES / name).read_text()
-        if "*** SUBJECT HERE ***" in text or "*** BLURB HERE ***" in text:
-            raise Failure(f"{name} has no subject or blurb yet: run "
-                          "'make cover-letter' first")
+        why = unfinished(text)
+        if why:
+            shutil.rmtree(OUT)
+            raise Failure(f"{name} cannot be sent: {why}; nothing was written")
         text = rewrite(text, who)
         msgid = cover_id if index == 0 else f"{pset.dir}-{index}-{stamp}@{domain}"
         text = thread(text, msgid, "" if index == 0 else cover_id)

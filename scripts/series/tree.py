@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """Prepare a base's kernel tree from Debian's package, and export edits back.
 
   series.tree prepare [--force]  unpack /usr/src/linux-source-BASE.tar.xz
@@ -33,6 +34,14 @@ from lib.common import (
 )
 
 STATE = TREE / ".git" / "board-numbers-state.json"
+
+
+def rel(path: Path) -> str:
+    """@path as a user types it from the repository (build/7.3/linux)."""
+    try:
+        return str(path.relative_to(REPO))
+    except ValueError:
+        return str(path)
 # Fixed identities and dates keep the base commit the same on every machine.
 GIT_ENV = {
     "GIT_AUTHOR_NAME": BASE.package, "GIT_AUTHOR_EMAIL": "linux@localhost",
@@ -174,7 +183,7 @@ def prepare(force: bool) -> None:
     state = load_state()
     work = unexported_work()
     if work and not force:
-        raise Failure(f"build/linux has work that patches/ does not hold, "
+        raise Failure(f"{rel(TREE)} has work that patches/ does not hold, "
                       f"{work}\nRun 'make export' to keep it, or "
                       "'make tree FORCE=1' to drop it.")
     if state.get("tarball") != tar_id:
@@ -270,7 +279,7 @@ def assign(names: list[str], old: list[sets.PatchSet]) -> list[list[int]]:
             raise Failure(f"commit {index + 1} ({name}) belongs to set "
                           f"{old[target].dir} but comes after set "
                           f"{old[current].dir}: reorder branch series in "
-                          "build/linux, or move its line in patches/series")
+                          f"{rel(TREE)}, or move its line in {rel(SERIES)}")
         current = target
         groups[current].append(index)
     return groups
@@ -302,7 +311,7 @@ def export() -> None:
         raise Failure("no tree to export from: run 'make tree' first")
     dirty = git("status", "--porcelain", "--untracked-files=no")
     if dirty:
-        raise Failure("commit your changes in build/linux first; "
+        raise Failure(f"commit your changes in {rel(TREE)} first; "
                       f"export writes commits only:\n{dirty}")
     commits = git("rev-list", "--reverse", "base..series").split()
     if not commits:

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """Unit tests of the harness itself: no QEMU, no kernel build, seconds.
 
 Run with "make harness" or "python3 -m tests" (PYTHONPATH=scripts); the

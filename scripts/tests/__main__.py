@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """Run the harness's unit tests: one line per test, the gate's count.
 
   python3 -m tests [-k PATTERN]

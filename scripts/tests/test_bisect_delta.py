@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """The bisection's warning delta (series.bisect): warnings() keys build
 output without line numbers, and `found - seen` is what a prefix adds;
 touched() picks the targets a patch can break.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """The checkpatch acceptance rules (series.checkpatch): which findings do
 not fail a patch. No kernel tree: in_base() is replaced by a stub, or run
 on a small git repository made for the test."""

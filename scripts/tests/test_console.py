@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """Serial console re-assembly (guest.machine.ConsoleLines) and the agent's
 line parser (guest.agent.parse_add).
 

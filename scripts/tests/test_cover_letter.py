@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """series.tree.split_cover() and cover_text() on copies of the cover
 letter: test_data/cover-letter.patch is patches/0000-cover-letter.patch
 with its blurb, shortlog and diffstat trimmed; cover-letter-no-shortlog.patch

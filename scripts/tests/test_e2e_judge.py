@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """e2e.run.judge(): the patched verdict and the plain-kernel control."""
 
 from __future__ import annotations

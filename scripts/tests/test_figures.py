@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """make figures (gate.figures): one section per kind of run, the last
 run's section replacing its own, sections of another series dropped."""
 

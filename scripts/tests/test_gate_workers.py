@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """The gate's two workers (gate.run.Gate.worker): every stage runs once,
 two at a time, a guest run only after the guest kernels, and a stage
 that breaks does not stop the others."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """The gate's KTAP document (gate.ktap.document()), read line by line and,
 where a kernel tree is at hand, by the kernel's own KTAP parser."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """The reference model (e2e/model.py) and one probe checked against it
 (e2e/check.py): what the patched kernel must do, and that what the plain
 kernel does is named as a violation."""

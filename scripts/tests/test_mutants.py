@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """make mutants' own logic: applying a mutation, the batches, the verdict
 read from a kunit.py report, and the run's last line and exit status."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """guest.qmp.QMP against a fake QMP server on a UNIX socket.
 
 The server speaks what QEMU does: a greeting, then one JSON object a line

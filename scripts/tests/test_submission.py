@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """The submission path: lib.sets reading a series as sets, series.patchwork's
 per-patch checks, series.cover_letter's per-base templates, and
 series.send_prep's sender and rewrite, on small inputs written here and
@@ -165,6 +166,19 @@ class SendPrepTest(unittest.TestCase):
                  f"Signed-off-by: {who}\nSigned-off-by: {PLACEHOLDER}\n---\n diff\n")
         out = send_prep.rewrite(patch, who)
         self.assertEqual(out.count(f"Signed-off-by: {who}"), 1)
+
+    def test_unfinished_mail_refused(self) -> None:
+        """A cover letter without its text, or one that still names work
+        left before sending, is refused; a finished one is not."""
+        text = (DATA / "cover-letter.patch").read_text()
+        self.assertEqual(send_prep.unfinished(text), "")
+        self.assertIn("no subject", send_prep.unfinished(
+            text + "\n*** BLURB HERE ***\n"))
+        self.assertIn("left to do", send_prep.unfinished(
+            text.replace("\n\n", "\n\nOpen before sending: the Fixes: id.\n", 1)))
+        # Only at the start of a line: prose about it is not an open item.
+        self.assertEqual(send_prep.unfinished(
+            text + "\nnothing is Open before sending: here\n"), "")
 
     def test_thread(self) -> None:
         out = send_prep.thread("From: a\nSubject: [PATCH 1/2] a\n long\n\nbody\n",

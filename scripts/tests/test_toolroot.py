@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """lib.toolroot: a root is made once when two stages ask for it at once."""
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""userspace: the README's settings files are the ones the guest gets, and
+# SPDX-License-Identifier: GPL-2.0
+"""userspace: the settings files docs/userspace.md shows are the ones the guest gets, and
 the readback of a real run (test_data/userspace-*.log) parses."""
 
 from __future__ import annotations
@@ -17,14 +18,14 @@ from lib.common import REPO
 from userspace import readback, run
 
 DATA = Path(__file__).parent / "test_data"
-# The files the README shows for the guest's /etc: a fenced block whose
+# The files docs/userspace.md shows for the guest's /etc: a fenced block whose
 # first line names the path.
 SHOWN = re.compile(r"^```[\w-]*\n(# /etc/(?:systemd/network|udev/rules\.d)/.*?)^```$",
                    re.M | re.S)
 
 
 def readme_blocks() -> dict[str, str]:
-    text = (REPO / "README.md").read_text()
+    text = (REPO / "docs" / "userspace.md").read_text()
     return {run.install_path(b): b for b in SHOWN.findall(text)}
 
 
@@ -37,9 +38,9 @@ class ReadmeTest(unittest.TestCase):
             body = (run.SETTINGS / name).read_text()
             path = run.install_path(body)
             with self.subTest(path=path):
-                self.assertIn(path, shown, "the README does not show it")
+                self.assertIn(path, shown, "docs/userspace.md does not show it")
                 self.assertEqual(shown[path], body)
-        # Nor does the README show a file that never ran.
+        # Nor does the page show a file that never ran.
         ran = {run.install_path((run.SETTINGS / n).read_text()) for n in used}
         self.assertEqual(sorted(shown), sorted(ran))
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """What a hot-added NIC reads back after udev: scripts/userspace/nic-readback's
 lines, parsed.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """The userspace path: hot-plugged NICs configured by udev, as users do it.
 
   userspace.run [--replugs 50]
@@ -9,9 +10,9 @@ tools users run and no module parameter at all: Debian 12's systemd-udevd
 with Debian's own rules and 99-default.link, applies the settings; after
 every add, Debian's ethtool reads them back (nic-readback, readback.py).
 
-Two variants, each with the README's files byte for byte (settings/;
+Two variants, each with docs/userspace.md's files byte for byte (settings/;
 each file's first line is the path it is installed at, and a harness test
-compares them with the README):
+compares them with that page):
 
   link   the three .link files: one e1000 matched by Path= (slot 3),
          one e1000 matched by MACAddress=, one e1000e matched by
