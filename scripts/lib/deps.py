@@ -33,8 +33,11 @@ GROUPS: dict[str, list[str]] = {
     # Debian 13's clang in a root debootstrap makes (lib/toolroot.py).
     "bisect": ["sparse", "debootstrap"],
     # Coccinelle's spatch checks the converted drivers' call sites
-    # (series/callsites.cocci).
-    "callsites": ["coccinelle"],
+    # (series/callsites.cocci). Its Python rules load libpython3.11.so by
+    # that unversioned name, which only the -dev package installs (a
+    # minimal root without it: "Py.find_library: unable to find the
+    # Python library").
+    "callsites": ["coccinelle", "libpython3-dev"],
     # The QEMU guests: a busybox initramfs with the static agent, booted
     # in QEMU; gnuplot draws the board-number plot.
     "e2e": ["qemu-system-x86", "busybox-static", "build-essential",
