@@ -68,7 +68,7 @@ export:
 	@$(BOOT) $(PY) series.tree export
 
 harness:
-	@$(BOOT) $(PY) tests
+	@$(BOOT) $(PY) lib.deps harness callsites && $(PY) tests
 
 kunit: tree
 	@$(PY) lib.deps build kunit && $(PY) series.kunit

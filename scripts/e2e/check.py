@@ -58,8 +58,8 @@ def check(driver: str, device: str, expected: Expected,
         hit = re.search(rf"{re.escape(spec.name)} {re.escape(pci)}: board number (\d+)",
                         line)
         logged = int(hit.group(1)) if hit else logged
-        hit = warning and re.search(rf"{re.escape(spec.name)} {re.escape(pci)}: "
-                                    + warning, line)
+        hit = (re.search(rf"{re.escape(spec.name)} {re.escape(pci)}: " + warning, line)
+               if warning else None)
         warned_number = int(hit.group(1)) if hit else warned_number
     told = any(re.search(rf"{re.escape(spec.name)} {re.escape(pci)}: {SPENT}", line)
                for line in lines)
@@ -90,6 +90,11 @@ def check(driver: str, device: str, expected: Expected,
 class Tally:
     """The probes of one run on one kernel, and how it went."""
     probes: list[Probe] = field(default_factory=list)
+    # The model broken across probes (two boards sharing a number): what
+    # catches a kernel, like a probe's violation.
+    mismatches: list[str] = field(default_factory=list)
+    # How the run went wrong (a guest that stopped, a read-back missing,
+    # kernel trouble): never what catches a kernel.
     notes: list[str] = field(default_factory=list)
     reports: int = 0  # kernel trouble lines (BUG, WARNING, KASAN, ...)
     scans: int = 0  # kmemleak scans run (debug kernel)
@@ -100,8 +105,12 @@ class Tally:
         return [p for p in self.probes if p.violation]
 
     def first(self) -> str:
+        """The first thing that breaks the model: a probe's violation,
+        else a mismatch across probes; "" when nothing does."""
         bad = self.violations
-        return f"cycle {bad[0].cycle}: {bad[0].violation}" if bad else ""
+        if bad:
+            return f"cycle {bad[0].cycle}: {bad[0].violation}"
+        return self.mismatches[0] if self.mismatches else ""
 
 
 def finish(guest: Guest, kernel: Kernel, tally: Tally) -> None:

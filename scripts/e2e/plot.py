@@ -5,16 +5,17 @@ from __future__ import annotations
 
 import subprocess
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Sequence
 
+from e2e.check import Probe
 from lib.common import KERNEL, Failure
 
 
-def board_numbers(png: Path, patched: Sequence[Any], plain: Sequence[Any],
+def board_numbers(png: Path, patched: Sequence[Probe], plain: Sequence[Probe],
                   title: str) -> Path:
     """@patched and @plain are probes with .cycle and .number (None: unknown)."""
     data = png.with_suffix(".dat")
-    rows = {}
+    rows: dict[int, dict[str, int | None]] = {}
     for label, probes in (("patched", patched), ("plain", plain)):
         for p in probes:
             rows.setdefault(p.cycle, {})[label] = p.number

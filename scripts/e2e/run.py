@@ -252,8 +252,10 @@ def main() -> int:
     verdicts, records = [], []
     for scenario in chosen:
         log(f"scenario {scenario.name}: {scenario.title}")
+        # side_by_side() returns once both runs are done: the lambda runs
+        # only while scenario is this one.
         by_kernel = side_by_side(
-            lambda f, s=scenario: run(s, f, *kernels[f], debug=bool(args.variant)),
+            lambda f: run(scenario, f, *kernels[f], debug=bool(args.variant)),
             {f: f for f in kernels})
         drivers = {op.driver for op in scenario.ops}
         # The harness's overhead is measured against the e1000 and e1000e

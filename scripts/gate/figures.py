@@ -167,6 +167,12 @@ def main() -> int:
     if gate.get("failed"):
         raise Failure(f"{RECORD}: {gate['failed']} failed; figures come from a "
                       "passing run")
+    for base, ids in sorted(gate.get("series", {}).items()):
+        tree = results.series_commit("series^{tree}", BUILD_ROOT / base / "linux")
+        if ids.get("tree") != tree:
+            raise Failure(f"{RECORD} is of another version of the series on {base} "
+                          f"(tree {str(ids.get('tree'))[:12]}, now {tree[:12]}): "
+                          "run the gate first")
     stages: dict[tuple[str, str], dict[str, Any]] = {}
     for stage in gate.get("stages", []):
         if stage.get("skip") or stage["name"] in ("guest-kernels", "harness"):

@@ -45,7 +45,7 @@ control; they differ in depth (see TIERS):
   full   the nightly depth: 100-cycle scenarios with the raw loop, 1000
          binds, 200 rescans, 50 surprise removals, both drivers under
          fault injection, kunit-debug
-  (userspace runs whole in both: 50 re-plugs per variant, 100 s)
+  (userspace runs whole in both: 50 re-plugs per variant)
   debug  e2e scenarios a-d and f, a 1000-cycle soak, the async, params
          and loops runs on the debug guest kernel (see e2e.run and
          reliability.run for what is left out there, and why)
@@ -171,10 +171,10 @@ STAGES = [
     Stage("rel-debug", "reliability.run", {"debug": ("--variant", "debug")},
           after=GUESTS, result="reliability-debug"),
 ]
-SETUP = {"check": [("lib.deps", "tree", "build", "kunit", "checkpatch",
+SETUP = {"check": [("lib.deps", "harness", "tree", "build", "kunit", "checkpatch",
                     "callsites", "bisect", "e2e", "userspace"),
                    ("series.tree", "prepare")],
-         "debug": [("lib.deps", "tree", "build", "e2e"),
+         "debug": [("lib.deps", "harness", "tree", "build", "e2e"),
                    ("series.tree", "prepare")]}
 SETUP["full"] = SETUP["check"]
 HARNESS = Stage("harness", "tests", {"check": (), "full": (), "debug": ()})

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
+from typing import Mapping
 
 from guest.kernel import GuestKernel
 from lib.common import Failure
@@ -75,7 +76,7 @@ def module_files(root: Path, release: str) -> dict[str, bytes]:
 
 
 def write(path: Path, init: str,
-          extra: dict[str, bytes | Symlink] | None = None) -> Path:
+          extra: Mapping[str, bytes | Symlink] | None = None) -> Path:
     """Write the archive at @path: /init is @init, run by busybox sh;
     @extra's files (executable) and symbolic links as well."""
     if not BUSYBOX.is_file():
@@ -119,7 +120,7 @@ LOAD = ["e1000e"]
 
 def for_kernel(path: Path, kernel: GuestKernel, agent: bytes,
                up_drivers: list[str],
-               extra: dict[str, bytes | Symlink] | None = None) -> Path:
+               extra: Mapping[str, bytes | Symlink] | None = None) -> Path:
     """The archive for @kernel: its modules (LOAD loaded at boot), the agent."""
     files: dict[str, bytes | Symlink] = {
         "bin/nicwatch": agent, **module_files(kernel.modules, kernel.release),

@@ -104,10 +104,11 @@ class QMP:
         return reply.get("return")
 
     def wait_event(self, name: str, timeout: float,
-                   match: Callable[[dict[str, Any]], bool] | None = None) -> dict[str, Any]:
-        """Return the first event @name that @match accepts, oldest first."""
+                   match: Callable[[dict[str, Any]], object] | None = None) -> dict[str, Any]:
+        """Return the first event @name that @match accepts (returns a true
+        value for), oldest first."""
         def wanted(ev: dict[str, Any]) -> bool:
-            return ev.get("event") == name and (match is None or match(ev))
+            return ev.get("event") == name and (match is None or bool(match(ev)))
 
         for ev in self._backlog:
             if wanted(ev):

@@ -17,7 +17,7 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator, NoReturn
 
 REPO = Path(__file__).resolve().parents[2]
 SCRIPTS = REPO / "scripts"
@@ -153,7 +153,7 @@ def series_patches() -> list[str]:
     return names
 
 
-def main_guard(func) -> None:  # type: ignore[no-untyped-def]
+def main_guard(func: Callable[[], int]) -> NoReturn:
     """Run a script's main, turning Failure into a message and exit 1."""
     try:
         sys.exit(func())

@@ -17,6 +17,9 @@ from pathlib import Path
 from lib.common import BASE, Failure, log, main_guard, run
 
 GROUPS: dict[str, list[str]] = {
+    # The harness's own tests (make harness, the gate's stage "harness"):
+    # tests/test_types.py runs mypy --strict over the scripts.
+    "harness": ["mypy"],
     # Unpack the packaged source of the base (KERNEL=) into a git tree and
     # apply the series.
     "tree": [BASE.package, "xz-utils", "git", "ca-certificates"],

@@ -73,15 +73,15 @@ def red_rows(record: str) -> dict[str, str]:
 
 
 def judge(batch: list[Mutant]) -> list[tuple[Mutant, bool, str]]:
-    verdicts = []
+    verdicts: list[tuple[Mutant, bool, str]] = []
     kinds = {m.kind for m in batch}
     if "kunit" in kinds:
         (HOME / "kunit-results.json").unlink(missing_ok=True)
         stage("series.kunit")
-        red = red_suites(HOME / "kunit-results.json")
+        suites = red_suites(HOME / "kunit-results.json")
         for m in batch:
-            verdicts.append((m, m.target in red,
-                             f"{m.target} red" if m.target in red else f"{m.target} green"))
+            red = m.target in suites
+            verdicts.append((m, red, f"{m.target} {'red' if red else 'green'}"))
     scenarios = sorted({m.target for m in batch if m.kind == "e2e"})
     if scenarios:
         chosen = ",".join(scenarios)
@@ -89,21 +89,22 @@ def judge(batch: list[Mutant]) -> list[tuple[Mutant, bool, str]]:
         # A few cycles are enough: every mutant breaks the first re-plug.
         stage("e2e.run", "--scenarios", chosen, "--cycles", "4", "--no-raw",
               "--flavours", "patched")
-        red = red_rows(f"e2e-{chosen}")
+        failing = red_rows(f"e2e-{chosen}")
         for m in batch:
             if m.kind == "e2e":
                 row = f"{m.target} patched"
-                verdicts.append((m, row in red, red.get(row, f"scenario {m.target} passed")))
+                verdicts.append((m, row in failing,
+                                 failing.get(row, f"scenario {m.target} passed")))
     drivers = sorted({m.target for m in batch if m.kind == "faults"})
     if drivers:
         (HOME / "results" / "faults.json").unlink(missing_ok=True)
         stage("reliability.faults", "--drivers", ",".join(drivers),
               "--flavours", "patched")
-        red = red_rows("faults")
+        failing = red_rows("faults")
         for m in batch:
             if m.kind == "faults":
                 row = f"faults-{m.target} patched"
-                verdicts.append((m, row in red, red.get(row, f"{row} passed")))
+                verdicts.append((m, row in failing, failing.get(row, f"{row} passed")))
     return verdicts
 
 
@@ -162,10 +163,10 @@ def main() -> int:
               f"by {m.catcher}: {detail}", flush=True)
         rows.append((m.name, caught, line))
     fresh_copy()
-    caught = sum(1 for _, ok, _ in rows if ok)
+    n_caught = sum(1 for _, ok, _ in rows if ok)
     results.save("mutants", rows, seconds=round(time.monotonic() - began))
-    print(f"mutants: {caught} caught, {len(rows) - caught} survived")
-    return 0 if caught == len(rows) else 1
+    print(f"mutants: {n_caught} caught, {len(rows) - n_caught} survived")
+    return 0 if n_caught == len(rows) else 1
 
 
 if __name__ == "__main__":

@@ -79,8 +79,8 @@ def judge(lines: list[str], tally: Tally) -> None:
                                f"{COUNTS[driver]} plugged")
         elif numbers != list(range(COUNTS[driver])):
             dup = sorted({n for n in numbers if numbers.count(n) > 1})
-            tally.notes.append(f"{driver} numbers are not 0..{COUNTS[driver] - 1}"
-                               f" (shared: {dup[:5]})")
+            tally.mismatches.append(f"{driver} numbers are not 0..{COUNTS[driver] - 1}"
+                                    f" (shared: {dup[:5]})")
 
 
 def run_one(kernel: Kernel) -> tuple[Tally, float]:

@@ -100,17 +100,24 @@ def check_add(model: Model, driver: str, device: str, lines: list[str],
 def pair(name: str, patched: Tally, plain: Tally | None, detail: str,
          extra_ok: bool = True) -> list[Verdict]:
     """A patched verdict and, with @plain, the negative control's."""
-    ok = bool(patched.probes) and not patched.violations and extra_ok
+    ok = bool(patched.probes) and not patched.first() and extra_ok
     why = detail if ok else (patched.first() or "; ".join(patched.notes)
                              or "no probe ran")
     if patched.scans:
         why += f"; kmemleak: {patched.scans} scans, {patched.leaks} reports"
     rows = [(f"{name} {'patched' if not patched.scans else 'debug'}", ok, why)]
     if plain is not None:
-        caught = plain.first() or "; ".join(plain.notes)
-        rows.append((f"{name} plain", bool(caught),
-                     f"plain kernel caught at {caught}" if caught else
-                     "plain kernel passes: this test is broken"))
+        # Only the model catches the plain kernel: a plain run that broke
+        # (a guest that stopped, a read-back missing) shows nothing.
+        caught = plain.first()
+        if caught:
+            why = f"plain kernel caught at {caught}"
+        elif plain.notes:
+            why = ("plain kernel run broke before the model could catch it: "
+                   + "; ".join(plain.notes[:3]))
+        else:
+            why = "plain kernel passes: this test is broken"
+        rows.append((f"{name} plain", bool(caught), why))
     return rows
 
 

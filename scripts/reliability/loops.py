@@ -74,10 +74,11 @@ done
 """
 
 
-def expect_binds(rounds: int) -> list[tuple[str, str]]:
-    """Model the bind rounds; return the (driver, pci) of each bind."""
+def expect_binds(rounds: int) -> list[tuple[str, str, str]]:
+    """Model the bind rounds: the ("del" or "add", driver, pci) of each
+    unbind and bind, in order."""
     (d1, a1), (_, b1), (d2, a2), (_, b2) = NICS
-    order = []
+    order: list[tuple[str, str, str]] = []
     for r in range(rounds):
         drv, a, b = (d1, a1, b1) if r % 2 == 0 else (d2, a2, b2)
         first, second = (b, a) if r // 2 % 2 == 0 else (a, b)
@@ -87,8 +88,9 @@ def expect_binds(rounds: int) -> list[tuple[str, str]]:
 
 
 def expect_rescans(rounds: int) -> list[tuple[str, str, str]]:
+    """Model the rescan rounds, as expect_binds() the bind rounds."""
     (d1, a1), (_, b1), (d2, a2), (_, b2) = NICS
-    order = []
+    order: list[tuple[str, str, str]] = []
     for r in range(rounds):
         drv, a, b = (d1, a1, b1) if r % 2 == 0 else (d2, a2, b2)
         # A rescan finds (and binds) them in bus order.
@@ -161,17 +163,18 @@ def run(kernels_: dict[str, Kernel] | None = None, binds: int | None = None,
     # The debug kernel's long run is the e2e soak (make check-debug); a
     # fifth of the loops there still brings every path under its checkers.
     scale = 5 if kernels_["patched"].variant else 1
-    binds = binds or 1000 // scale
-    rescans = rescans or 200 // scale
+    # None: the default; 0 is a count like any other (no cycles).
+    n_binds = 1000 // scale if binds is None else binds
+    n_rescans = 200 // scale if rescans is None else rescans
     # The plain kernel breaks the model in the first round: a short run
     # of each loop shows it.
     ran = side_by_side(
-        lambda k: (run_one(k, binds, rescans) if k.flavour == "patched" else
-                   run_one(k, min(binds, 20), min(rescans, 10))), kernels_)
+        lambda k: (run_one(k, n_binds, n_rescans) if k.flavour == "patched" else
+                   run_one(k, min(n_binds, 20), min(n_rescans, 10))), kernels_)
     patched, times = ran["patched"]
     plain = ran["plain"][0] if "plain" in ran else None
-    detail = (f"{binds} unbind/bind cycles in {times.get('bind', 0):.0f}s, "
-              f"{rescans} remove/rescan cycles in {times.get('rescan', 0):.0f}s, "
+    detail = (f"{n_binds} unbind/bind cycles in {times.get('bind', 0):.0f}s, "
+              f"{n_rescans} remove/rescan cycles in {times.get('rescan', 0):.0f}s, "
               f"{len(patched.probes)} binds checked")
     return pair("loops", patched, plain, detail, extra_ok=not patched.notes)
 

@@ -122,8 +122,8 @@ def findings_of(output: str) -> list[tuple[str, str]]:
     for line in output.splitlines():
         if re.match(r"(ERROR|WARNING|CHECK):", line):
             found.append((line, ""))
-        elif found and not found[-1][1] and WHERE.match(line):
-            found[-1] = (found[-1][0], WHERE.match(line).group(1))
+        elif found and not found[-1][1] and (hit := WHERE.match(line)):
+            found[-1] = (found[-1][0], hit.group(1))
     return found
 
 

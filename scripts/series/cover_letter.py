@@ -122,14 +122,15 @@ def figure_fields() -> dict[str, Callable[[], str]]:
         return record
 
     def kunit_rows() -> list[dict[str, Any]]:
-        return load("kunit")["rows"]
+        rows: list[dict[str, Any]] = load("kunit")["rows"]  # JSON
+        return rows
 
     return {
         "BASE": base_version,
         "PACKAGE": lambda: BASE.package,
         "OLDER": lambda: str(len({r["name"].split(".")[0] for r in kunit_rows()}
                                  - {"devm_ida", "e1000_param", "e1000e_param"})),
-        "FINISHED": lambda: load("e2e")["finished"],
+        "FINISHED": lambda: str(load("e2e")["finished"]),
         "KUNIT": lambda: f"{load('kunit')['passed']} cases pass",
         "KUNIT_SUITES": lambda: str(len(load("kunit")["suites"])),
         "KUNIT_DEBUG": lambda: counted(load("kunit-debug"), "cases"),
@@ -198,7 +199,8 @@ def recipients(pset: sets.PatchSet, author: str) -> tuple[list[str], list[str]]:
                check=False)
     if proc.returncode != 0:
         raise Failure(f"scripts/get_maintainer.pl failed:\n{proc.stdout}")
-    to, cc = [], []
+    to: list[str] = []
+    cc: list[str] = []
     for line in proc.stdout.splitlines():
         m = re.match(r"^(.*?) \((.*)\)$", line.strip())
         # The series' own MAINTAINERS entry names its author, who sends it.

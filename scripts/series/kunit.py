@@ -16,7 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
-from typing import Iterator
+from typing import Any, Iterator
 
 from lib import results
 from lib.common import (
@@ -25,7 +25,7 @@ from lib.common import (
 )
 
 
-def cases(group: dict, prefix: str = "") -> Iterator[tuple[str, str]]:
+def cases(group: dict[str, Any], prefix: str = "") -> Iterator[tuple[str, str]]:
     """(suite.case, status) for every case of a kunit.py JSON report."""
     name = group.get("name", "")
     path = f"{prefix}{name}." if prefix or name != "KUnit Test Group" else ""

@@ -76,10 +76,15 @@ def patches_digest() -> str:
 
 
 def load_state() -> dict[str, str]:
+    """The tree's saved state; its string fields only, {} when there is
+    none or the file is not a JSON object."""
     try:
-        return json.loads(STATE.read_text())
+        state = json.loads(STATE.read_text())
     except (OSError, ValueError):
         return {}
+    if not isinstance(state, dict):
+        return {}
+    return {key: value for key, value in state.items() if isinstance(value, str)}
 
 
 def save_state(**changes: str) -> None:

@@ -12,24 +12,38 @@ import unittest
 from gate import ktap, run
 
 
+class FakeStages(run.Gate):
+    """A gate whose stages only note when they start and end, after a
+    sleep (the guest kernels' longer); the stage @broken raises."""
+
+    def __init__(self, broken: str) -> None:
+        super().__init__("check", ["6.12", "7.3"])
+        self.broken = broken
+        self.events: list[tuple[str, str, float]] = []
+        self.lock = threading.Lock()
+
+    def run_stage(self, job: run.Job) -> run.Outcome:
+        with self.lock:
+            self.events.append(("start", job.key, time.monotonic()))
+        time.sleep(0.02 if job.stage.name != run.GUESTS else 0.1)
+        if job.key == self.broken:
+            raise RuntimeError("broken on purpose")
+        with self.lock:
+            self.events.append(("end", job.key, time.monotonic()))
+        return run.Outcome(job, verdict=ktap.StageVerdict(job.key))
+
+
+class QuietGate(run.Gate):
+    """A gate that says nothing."""
+
+    def say(self, line: str) -> None:
+        pass
+
+
 class WorkersTest(unittest.TestCase):
     def schedule(self, broken: str = "") -> tuple[list[tuple[str, str, float]],
                                                    dict[str, run.Outcome]]:
-        gate = run.Gate("check", ["6.12", "7.3"])
-        events: list[tuple[str, str, float]] = []
-        lock = threading.Lock()
-
-        def fake(job: run.Job) -> run.Outcome:
-            with lock:
-                events.append(("start", job.key, time.monotonic()))
-            time.sleep(0.02 if job.stage.name != run.GUESTS else 0.1)
-            if job.key == broken:
-                raise RuntimeError("broken on purpose")
-            with lock:
-                events.append(("end", job.key, time.monotonic()))
-            return run.Outcome(job, verdict=ktap.StageVerdict(job.key))
-
-        gate.run_stage = fake  # type: ignore[method-assign]
+        gate = FakeStages(broken)
         todo = run.jobs("check", ["6.12", "7.3"])
         finished: dict[str, run.Outcome] = {}
         # In a thread of its own, so that a worker that never finishes
@@ -38,7 +52,7 @@ class WorkersTest(unittest.TestCase):
         scheduler.start()
         scheduler.join(timeout=10)
         self.assertFalse(scheduler.is_alive(), "a worker never finished")
-        return events, finished
+        return gate.events, finished
 
     def test_every_stage_once_guests_after_kernels(self) -> None:
         """Every stage runs once on each base it runs on, a guest run
@@ -85,10 +99,8 @@ class ArgumentsTest(unittest.TestCase):
         walks every prefix on UPSTREAM; check-full walks both."""
         bisect = next(s for s in run.STAGES if s.name == "bisect")
         backport = next(b for b in ("6.12", "7.3") if b != run.UPSTREAM)
-        check = run.Gate("check", ["6.12", "7.3"])
-        full = run.Gate("full", ["6.12", "7.3"])
-        for gate in (check, full):
-            gate.say = lambda line: None  # type: ignore[method-assign]
+        check = QuietGate("check", ["6.12", "7.3"])
+        full = QuietGate("full", ["6.12", "7.3"])
         self.assertEqual(check.arguments(run.Job(bisect, backport)), ("--whole",))
         self.assertEqual(check.arguments(run.Job(bisect, run.UPSTREAM)), ())
         self.assertEqual(full.arguments(run.Job(bisect, backport)), ())

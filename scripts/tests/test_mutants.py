@@ -12,12 +12,14 @@ import unittest
 from pathlib import Path
 from unittest import mock
 
+from lib import results
 from lib.common import Failure
 from mutants import run as mutants_run
 from mutants.catalog import (
     BATCHES, CatalogError, Mutant, apply, callsite_mutants, check_batches
 )
 from mutants.run import red_suites
+from series import callsites
 
 
 def mutant(name: str = "m", path: str = "drivers/x.c", old: str = "a < b",
@@ -178,21 +180,23 @@ class MainTest(unittest.TestCase):
     """The verdict line and the exit status, with the tree, the stages and
     the results file stood in for."""
 
-    def run_main(self, caught: dict[str, bool]) -> tuple[int, str, list]:
+    def run_main(self, caught: dict[str, bool]) -> tuple[int, str, list[list[results.Row]]]:
+        """main()'s exit status, output and the rows it saved, each
+        mutant caught or not as @caught says."""
         batch = [mutant(name, f"drivers/{name}.c", catcher=f"kunit:{name}")
                  for name in caught]
-        saved: list = []
+        saved: list[list[results.Row]] = []
         with tempfile.TemporaryDirectory() as tmp, \
                 mock.patch.object(mutants_run, "TREE", Path(tmp)), \
                 mock.patch.object(mutants_run, "BATCHES", [batch]), \
                 mock.patch.object(mutants_run, "fresh_copy"), \
-                mock.patch.object(mutants_run.callsites, "driver_dirs", return_value={}), \
+                mock.patch.object(callsites, "driver_dirs", return_value={}), \
                 mock.patch.object(mutants_run, "apply"), \
                 mock.patch.object(mutants_run, "judge", side_effect=lambda b: [
                     (m, caught[m.name], "red" if caught[m.name] else "green")
                     for m in b]), \
-                mock.patch.object(mutants_run.results, "save",
-                                  side_effect=lambda *a, **k: saved.append(a)), \
+                mock.patch.object(results, "save",
+                                  side_effect=lambda stage, rows, **extra: saved.append(rows)), \
                 mock.patch("sys.argv", ["mutants.run"]):
             (Path(tmp) / ".git").mkdir()
             for m in batch:  # the files the mutants change are in this base
@@ -207,7 +211,7 @@ class MainTest(unittest.TestCase):
         code, out, saved = self.run_main({"a": True, "b": True})
         self.assertEqual(code, 0)
         self.assertTrue(out.rstrip().endswith("mutants: 2 caught, 0 survived"))
-        self.assertEqual([ok for _, ok, _ in saved[0][1]], [True, True])
+        self.assertEqual([ok for _, ok, _ in saved[0]], [True, True])
 
     def test_absent_driver_left_out(self) -> None:
         """A mutant of a driver the base does not have is left out and
@@ -218,11 +222,11 @@ class MainTest(unittest.TestCase):
                 mock.patch.object(mutants_run, "TREE", Path(tmp)), \
                 mock.patch.object(mutants_run, "BATCHES", [batch]), \
                 mock.patch.object(mutants_run, "fresh_copy"), \
-                mock.patch.object(mutants_run.callsites, "driver_dirs", return_value={}), \
+                mock.patch.object(callsites, "driver_dirs", return_value={}), \
                 mock.patch.object(mutants_run, "apply"), \
                 mock.patch.object(mutants_run, "judge",
                                   side_effect=lambda b: [(m, True, "red") for m in b]), \
-                mock.patch.object(mutants_run.results, "save"), \
+                mock.patch.object(results, "save"), \
                 mock.patch("sys.argv", ["mutants.run"]):
             (Path(tmp) / ".git").mkdir()
             (Path(tmp) / "drivers").mkdir()

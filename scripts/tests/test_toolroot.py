@@ -23,7 +23,7 @@ class EnsureTest(unittest.TestCase):
             overlaps: list[str] = []
             inside = threading.Semaphore(1)
 
-            def debootstrap(cmd: list[str], **_: object) -> subprocess.CompletedProcess:
+            def debootstrap(cmd: list[str], **_: object) -> subprocess.CompletedProcess[str]:
                 calls.append(cmd[-2])
                 # A second debootstrap while one runs is the race.
                 if not inside.acquire(blocking=False):

@@ -1,0 +1,142 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Small stand-ins shared by the tests: a git tree with a branch series
+(what build/BASE/linux is to lib.results and series.tree), stage records
+as lib.results.save() writes them, and a side_by_side() that runs its
+work in the calling thread."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+from typing import Any, Callable, TypeVar
+
+from e2e.model import DRIVERS
+
+K = TypeVar("K")
+T = TypeVar("T")
+
+# No user or system git configuration: signing, hooks or a default
+# branch name of the machine's own must not change what the tests see.
+GIT_ENV = {"GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1",
+           "GIT_AUTHOR_NAME": "Harness Test", "GIT_AUTHOR_EMAIL": "test@localhost",
+           "GIT_COMMITTER_NAME": "Harness Test",
+           "GIT_COMMITTER_EMAIL": "test@localhost",
+           "GIT_AUTHOR_DATE": "2000-01-01T00:00:00Z",
+           "GIT_COMMITTER_DATE": "2000-01-01T00:00:00Z"}
+
+
+def git(cwd: Path, *args: str) -> str:
+    """Run git in @cwd without the user's configuration; its output."""
+    proc = subprocess.run(["git", *args], cwd=cwd, env=dict(os.environ, **GIT_ENV),
+                          capture_output=True, text=True, check=False)
+    if proc.returncode != 0:
+        raise AssertionError(f"git {' '.join(args)} failed: {proc.stderr}")
+    return proc.stdout.strip()
+
+
+def series_tree(path: Path, text: str = "one\n") -> tuple[str, str]:
+    """A kernel tree stand-in at @path: branch base, and branch series one
+    commit on (a file holding @text). Its series commit and that
+    commit's tree, as lib.results.series_commit() reads them."""
+    path.mkdir(parents=True)
+    git(path, "init", "-q", "-b", "base")
+    (path / "Makefile").write_text("VERSION = 7\nPATCHLEVEL = 3\nSUBLEVEL = 4\n")
+    git(path, "add", "Makefile")
+    git(path, "commit", "-q", "-m", "base")
+    git(path, "checkout", "-q", "-b", "series")
+    (path / "series.txt").write_text(text)
+    git(path, "add", "series.txt")
+    git(path, "commit", "-q", "-m", "the series")
+    return git(path, "rev-parse", "series"), git(path, "rev-parse", "series^{tree}")
+
+
+def record(directory: Path, stage: str, series: tuple[str, str],
+           rows: list[tuple[str, bool, str]], tier: str = "full",
+           **extra: Any) -> Path:
+    """@stage's record in @directory/results/, of the series commit and
+    tree @series, as lib.results.save() writes it."""
+    path = directory / "results" / f"{stage}.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({
+        "stage": stage, "series": series[0], "tree": series[1],
+        "finished": "2000-01-01 00:00:00 UTC", "tier": tier,
+        "passed": sum(1 for _, ok, _ in rows if ok),
+        "failed": sum(1 for _, ok, _ in rows if not ok),
+        "rows": [{"name": n, "ok": ok, "detail": d} for n, ok, d in rows],
+        **extra}, indent=1))
+    return path
+
+
+def inline(work: Callable[[K], T], items: dict[str, K]) -> dict[str, T]:
+    """guest.session.side_by_side(), one item after the other, here."""
+    return {key: work(item) for key, item in items.items()}
+
+
+class Boards:
+    """One driver's board numbers in a kernel stand-in: the patched kernel
+    (the lowest free number; a bound board that goes away gives its number
+    back with its slot reset, and the next board on it is told) or the
+    plain one (a counter that only grows, each number with its slot's
+    values). What it prints follows the formats of the drivers and of
+    drivers/base/board_numbers.c; values come from e2e.model's DRIVERS."""
+
+    def __init__(self, driver: str, patched: bool) -> None:
+        self.spec = DRIVERS[driver]
+        self.patched = patched
+        self.bound: dict[str, int] = {}  # PCI address -> number
+        self.reset: set[int] = set()
+        self.count = 0
+        self.ifindex = 1
+
+    def bind(self, pci: str) -> list[str]:
+        """A probe of @pci that works: the kernel's lines about it."""
+        spec = self.spec
+        if self.patched:
+            used = set(self.bound.values())
+            number = next(n for n in range(len(used) + 1) if n not in used)
+        else:
+            number, self.count = self.count, self.count + 1
+        self.bound[pci] = number
+        spent = self.patched and number in self.reset
+        stamp = f"[{20 + len(self.bound):5d}.000000]"
+        lines = [f"{stamp} pci {pci}: [8086:100e] type 00 class 0x020000"]
+        if self.patched:
+            lines.append(f"{stamp} {spec.name} {pci}: board number {number}")
+        if spent:
+            lines.append(f"{stamp} {spec.name} {pci}: using defaults: the module "
+                         f"parameters given for board {number} were for a board "
+                         "that went away; configure re-plugged boards with "
+                         "ethtool or a systemd.link file")
+        if number >= spec.slots and spec.warning:
+            lines.append(f"{stamp} {spec.name} {pci}: "
+                         + spec.warning.format(number=number)
+                         + " using defaults for all values")
+        return lines
+
+    def take(self, device: str) -> None:
+        """A failed probe that keeps its number: a leak."""
+        used = set(self.bound.values())
+        self.bound[device] = next(n for n in range(len(used) + 1) if n not in used)
+
+    def unbind(self, pci: str) -> None:
+        """A bound board goes away (unbind, removal)."""
+        number = self.bound.pop(pci)
+        if self.patched and number < self.spec.slots:
+            self.reset.add(number)
+
+    def values(self, pci: str) -> dict[str, int]:
+        number = self.bound[pci]
+        if number >= self.spec.slots or (self.patched and number in self.reset):
+            return dict(self.spec.defaults)
+        return self.spec.reported(number)
+
+    def show(self, pci: str) -> str:
+        """The agent's "NICWATCH add" line for @pci (nicwatch.c's printf)."""
+        values = {"tx": 256, "rx": 256, "rx_usecs": -1, **self.values(pci)}
+        self.ifindex += 1
+        return (f"NICWATCH add ifindex={self.ifindex} name=eth{self.ifindex - 2} "
+                f"driver={self.spec.name} bus={pci} tx={values['tx']} "
+                f"rx={values['rx']} rx_usecs={values['rx_usecs']} autoneg=1 "
+                "advertising=0x2f speed=-1 duplex=255 up=0")
