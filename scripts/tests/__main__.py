@@ -16,18 +16,35 @@ import argparse
 import sys
 import unittest
 from pathlib import Path
+from types import TracebackType
+from typing import TextIO, Union
 
 from lib import results
 from lib.common import Failure, main_guard
 
 HERE = Path(__file__).resolve().parent
 
+# What unittest hands a result about a failure or an error: sys.exc_info().
+ExcInfo = Union[tuple[type[BaseException], BaseException, TracebackType],
+                tuple[None, None, None]]
+
+
+def first_line(err: ExcInfo, failure: type[BaseException] | None = None) -> str:
+    """The first line of @err's message, after its type unless it is a
+    @failure (an assertion of the test's); a bare assert has no message."""
+    exc = err[1]
+    if exc is None:
+        return "no exception"
+    text = (str(exc) if failure and isinstance(exc, failure)
+            else f"{type(exc).__name__}: {exc}")
+    return (text.splitlines() or [type(exc).__name__])[0][:200]
+
 
 class Recorder(unittest.TextTestResult):
     """A result that also keeps (name, passed, detail) per test."""
 
-    def __init__(self, *args, **kwargs) -> None:  # type: ignore[no-untyped-def]
-        super().__init__(*args, **kwargs)
+    def __init__(self, stream: TextIO, descriptions: bool, verbosity: int) -> None:
+        super().__init__(stream, descriptions, verbosity)
         self.rows: list[results.Row] = []
 
     def _name(self, test: unittest.TestCase) -> str:
@@ -37,23 +54,22 @@ class Recorder(unittest.TextTestResult):
         super().addSuccess(test)
         self.rows.append((self._name(test), True, "ok"))
 
-    def addFailure(self, test, err) -> None:  # type: ignore[no-untyped-def] # noqa: N802
+    def addFailure(self, test: unittest.TestCase, err: ExcInfo) -> None:  # noqa: N802
         super().addFailure(test, err)
-        self.rows.append((self._name(test), False, str(err[1]).splitlines()[0][:200]))
+        self.rows.append((self._name(test), False, first_line(err, test.failureException)))
 
-    def addError(self, test, err) -> None:  # type: ignore[no-untyped-def] # noqa: N802
+    def addError(self, test: unittest.TestCase, err: ExcInfo) -> None:  # noqa: N802
         super().addError(test, err)
-        self.rows.append((self._name(test), False,
-                          f"{err[0].__name__}: {err[1]}".splitlines()[0][:200]))
+        self.rows.append((self._name(test), False, first_line(err)))
 
-    def addSubTest(self, test, subtest, err) -> None:  # type: ignore[no-untyped-def] # noqa: N802
+    def addSubTest(self, test: unittest.TestCase, subtest: unittest.TestCase,  # noqa: N802
+                   err: ExcInfo | None) -> None:
         # A test with a failing subTest() gets no addSuccess/addFailure of
         # its own: without this row it would vanish from the count.
         super().addSubTest(test, subtest, err)
         if err is not None:
-            detail = (str(err[1]) if issubclass(err[0], test.failureException)
-                      else f"{err[0].__name__}: {err[1]}")
-            self.rows.append((self._name(subtest), False, detail.splitlines()[0][:200]))
+            self.rows.append((self._name(subtest), False,
+                              first_line(err, test.failureException)))
 
     # The harness has no optional tests: a test that did not run, or whose
     # outcome was declared beforehand, means something is missing or
@@ -62,10 +78,11 @@ class Recorder(unittest.TextTestResult):
         super().addSkip(test, reason)
         self.rows.append((self._name(test), False, f"skipped: {reason}".splitlines()[0][:200]))
 
-    def addExpectedFailure(self, test, err) -> None:  # type: ignore[no-untyped-def] # noqa: N802
+    def addExpectedFailure(self, test: unittest.TestCase,  # noqa: N802
+                           err: ExcInfo) -> None:
         super().addExpectedFailure(test, err)
-        self.rows.append((self._name(test), False, "expected failure: "
-                          + f"{err[0].__name__}: {err[1]}".splitlines()[0][:180]))
+        self.rows.append((self._name(test), False,
+                          "expected failure: " + first_line(err)[:180]))
 
     def addUnexpectedSuccess(self, test: unittest.TestCase) -> None:  # noqa: N802
         super().addUnexpectedSuccess(test)

@@ -29,6 +29,9 @@ def run_sample() -> Recorder:
         def test_errors(self) -> None:
             raise KeyError("k")
 
+        def test_bare_assert(self) -> None:
+            raise AssertionError()
+
         @unittest.skip("needs QEMU")
         def test_skipped(self) -> None:
             pass
@@ -84,16 +87,18 @@ class TallyTest(unittest.TestCase):
         self.assertEqual(self.rows["test_passes"], (True, "ok"))
         self.assertEqual(self.rows["test_fails"], (False, "boom"))
         self.assertEqual(self.rows["test_errors"], (False, "KeyError: 'k'"))
+        # A failure with no message (a bare assert) still gets its row.
+        self.assertEqual(self.rows["test_bare_assert"], (False, "AssertionError"))
         subtest = next(k for k in self.rows if k.startswith("test_subtests"))
         self.assertIn("(i=1)", subtest)
         self.assertFalse(self.rows[subtest][0])
-        self.assertEqual(len(self.rows), 8)
+        self.assertEqual(len(self.rows), 9)
         out = io.StringIO()
         rows = [(name, ok, detail) for name, (ok, detail) in self.rows.items()]
         with contextlib.redirect_stdout(out):
             code = results.report("harness", rows)
         self.assertEqual(code, 1)
-        self.assertEqual(out.getvalue().splitlines()[-1], "harness: 1 passed, 7 failed")
+        self.assertEqual(out.getvalue().splitlines()[-1], "harness: 1 passed, 8 failed")
 
 
 if __name__ == "__main__":
