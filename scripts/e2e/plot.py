@@ -7,8 +7,8 @@ import subprocess
 from pathlib import Path
 from typing import Sequence
 
-from e2e.check import Probe
 from lib.common import KERNEL, Failure
+from model.check import Probe
 
 
 def board_numbers(png: Path, patched: Sequence[Probe], plain: Sequence[Probe],

@@ -9,9 +9,9 @@ emulates (pcnet32, tulip, ne2k-pci); see e2e/scenarios.py.
 Boots the patched and the plain (unpatched) guest kernel with every
 parameter slot given distinct values, runs each scenario's device_add and
 device_del over QMP, and checks every probe against the reference model
-(e2e/model.py) through what the guest agent reads back with ethtool,
+(model/model.py) through what the guest agent reads back with ethtool,
 or, where that shows nothing, the driver's own messages or
-QEMU's trace of the NIC's registers (see e2e/model.py). A
+QEMU's trace of the NIC's registers (see model/model.py). A
 scenario passes on the patched kernel when no probe breaks the model and
 the kernel reports no trouble; the plain kernel must break it ("plain
 kernel caught"), or the test proves nothing ("plain kernel passes").
@@ -30,14 +30,14 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from e2e import plot
-from e2e.check import Probe, check
-from e2e.model import BOARD_NUMBER_DYNDBG, DRIVERS, Model
 from e2e.scenarios import Op, Scenario, scenarios
 from guest import agent, initramfs, kernel as guest_kernel, kmemleak
 from guest.machine import Guest
 from guest.session import side_by_side
 from lib import results
 from lib.common import BUILD, Failure, log, main_guard
+from model.check import Probe, check
+from model.model import BOARD_NUMBER_DYNDBG, DRIVERS, Model
 
 OUT = BUILD / "e2e"
 DEFAULT_SCENARIOS = "a,b,c,d,e,f,g"

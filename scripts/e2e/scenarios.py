@@ -3,7 +3,7 @@
 
 Every NIC sits on pci.0 (ACPI hot-plug on i440fx) at a fixed slot, and has
 no network backend, so nothing it sends leaves QEMU. Op.driver names the
-kernel driver; e2e.model.DRIVERS says which QEMU device model it drives.
+kernel driver; model.model.DRIVERS says which QEMU device model it drives.
 """
 
 from __future__ import annotations

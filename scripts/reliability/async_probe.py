@@ -21,10 +21,10 @@ from __future__ import annotations
 import argparse
 import time
 
-from e2e.check import Probe, Tally, check, finish
-from e2e.model import DRIVERS, Expected
 from guest.session import Kernel, boot, side_by_side
 from lib.common import main_guard
+from model.check import Probe, Tally, check, finish
+from model.model import DRIVERS, Expected
 from reliability.common import (
     Verdict, cmdline, cold_plugged, kernels, pair, records, report
 )

@@ -3,8 +3,8 @@
 
 Each run boots the patched guest kernel and the plain one (the negative
 control) with the e2e boot parameters (every slot given distinct values,
-see e2e/model.py), drives the failure paths it is about, and checks every
-probe against the reference model with e2e.check.check(). A run returns
+see model/model.py), drives the failure paths it is about, and checks every
+probe against the reference model with model.check.check(). A run returns
 its verdicts: (name, passed, detail) rows, printed by reliability/run.py.
 """
 
@@ -13,13 +13,13 @@ from __future__ import annotations
 import re
 import time
 
-from e2e.check import Probe, Tally, check
-from e2e.model import BOARD_NUMBER_DYNDBG, DRIVERS, Model
 from guest import agent, hubtraffic, initramfs, kernel as guest_kernel
 from guest.machine import Guest
 from guest.session import Kernel
 from lib import results
 from lib.common import BUILD, Failure
+from model.check import Probe, Tally, check
+from model.model import BOARD_NUMBER_DYNDBG, DRIVERS, Model
 
 OUT = BUILD / "rel"
 TIMEOUT = 60.0

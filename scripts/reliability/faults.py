@@ -39,12 +39,12 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 
-from e2e.check import Tally, finish
-from e2e.model import DRIVERS, Model
 from guest.machine import Guest
 from guest.session import Kernel, boot, side_by_side
 from lib import results
 from lib.common import Failure, main_guard
+from model.check import Tally, finish
+from model.model import DRIVERS, Model
 from reliability.common import (
     TIMEOUT, Verdict, check_add, cmdline, kernels, pair, records, report
 )

@@ -21,10 +21,10 @@ from __future__ import annotations
 import argparse
 import time
 
-from e2e.check import Tally, finish
-from e2e.model import Model
 from guest.session import Kernel, boot, side_by_side
 from lib.common import main_guard
+from model.check import Tally, finish
+from model.model import Model
 from reliability.common import (
     Verdict, check_add, cmdline, cold_plugged, kernels, pair, records, report
 )

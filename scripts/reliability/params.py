@@ -35,11 +35,11 @@ import argparse
 import re
 from dataclasses import dataclass
 
-from e2e.check import Probe, Tally, check, finish
-from e2e.model import BOARD_NUMBER_DYNDBG, DRIVERS, Expected
 from guest.machine import Guest
 from guest.session import Kernel, boot, side_by_side
 from lib.common import main_guard
+from model.check import Probe, Tally, check, finish
+from model.model import BOARD_NUMBER_DYNDBG, DRIVERS, Expected
 from reliability.common import TIMEOUT, Verdict, kernels, pair, records, report
 
 E1000_DEFAULTS = {"tx": 256, "rx": 256}
@@ -88,7 +88,7 @@ BOOT_MESSAGES = {1: r"`abc' invalid for parameter `e1000\.RxDescriptors'",
 
 def hotplug(guest: Guest, driver: str, expected: Expected,
             cycle: int) -> tuple[list[str], Probe]:
-    """Hot-add one NIC; check its number and values (e2e.check.check())."""
+    """Hot-add one NIC; check its number and values (model.check.check())."""
     guest.qmp.command("device_add", driver=driver, id="nic", bus="pci.0", addr="0x3")
     lines, _ = guest.collect_until(r"NICWATCH add |probe with driver \S+ failed", TIMEOUT)
     got = records(lines)

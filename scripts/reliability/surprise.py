@@ -12,7 +12,7 @@ other NIC. Each cycle the host checks that frames flow both ways,
 device_dels one NIC (seeded choice) without stopping the traffic, waits
 for DEVICE_DELETED and the agent's "NICWATCH del" line, device_adds it
 again on the same slot and hub port, checks the probe against the
-reference model (e2e/model.py: the number comes back, the lowest free
+reference model (model/model.py: the number comes back, the lowest free
 one, and as its slot was reset on removal the board gets defaults), and
 checks that frames flow to and from the new interface. Any kernel
 trouble (BUG, WARNING, Oops, Call Trace, ...) fails the patched run.
@@ -39,13 +39,13 @@ import statistics
 import time
 from dataclasses import dataclass, field
 
-from e2e.check import Probe, Tally, finish
-from e2e.model import DRIVERS, Model
 from guest import agent, hubtraffic
 from guest.machine import Guest
 from guest.qmp import QMPError, QMPTimeout
 from guest.session import Kernel, boot, side_by_side
 from lib.common import Failure, main_guard
+from model.check import Probe, Tally, finish
+from model.model import DRIVERS, Model
 from reliability import common as rel_common
 from reliability.common import TIMEOUT, Verdict
 

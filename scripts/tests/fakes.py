@@ -12,7 +12,7 @@ import subprocess
 from pathlib import Path
 from typing import Any, Callable, TypeVar
 
-from e2e.model import DRIVERS
+from model.model import DRIVERS
 
 K = TypeVar("K")
 T = TypeVar("T")
@@ -80,7 +80,7 @@ class Boards:
     back with its slot reset, and the next board on it is told) or the
     plain one (a counter that only grows, each number with its slot's
     values). What it prints follows the formats of the drivers and of
-    drivers/base/board_numbers.c; values come from e2e.model's DRIVERS."""
+    drivers/base/board_numbers.c; values come from model.model's DRIVERS."""
 
     def __init__(self, driver: str, patched: bool) -> None:
         self.spec = DRIVERS[driver]

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import unittest
 
-from e2e.check import Probe
 from e2e.run import Result, judge
+from model.check import Probe
 
 
 def probe(cycle: int, violation: str = "") -> Probe:

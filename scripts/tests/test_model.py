@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
-"""The reference model (e2e/model.py) and one probe checked against it
-(e2e/check.py): what the patched kernel must do, and that what the plain
+"""The reference model (model/model.py) and one probe checked against it
+(model/check.py): what the patched kernel must do, and that what the plain
 kernel does is named as a violation."""
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ from __future__ import annotations
 import unittest
 from pathlib import Path
 
-from e2e.check import Probe, check
-from e2e.model import DRIVERS, E1000, Expected, Model
 from guest.agent import parse_add
+from model.check import Probe, check
+from model.model import DRIVERS, E1000, Expected, Model
 
 PCI = "0000:00:04.0"
 DATA = Path(__file__).parent / "test_data"

@@ -20,8 +20,8 @@ import unittest
 from pathlib import Path
 from unittest import mock
 
-from e2e.check import Tally
 from guest.session import Kernel
+from model.check import Tally
 from reliability import faults
 from tests import fakes
 

@@ -24,9 +24,9 @@ from pathlib import Path
 from typing import Callable
 from unittest import mock
 
-from e2e.check import Tally
-from e2e.model import BOARD_NUMBER_DYNDBG, DRIVERS, Model
 from lib.common import Failure
+from model.check import Tally
+from model.model import BOARD_NUMBER_DYNDBG, DRIVERS, Model
 from reliability import async_probe, common, loops, params, surprise
 from reliability import run as rel_run
 from tests import fakes

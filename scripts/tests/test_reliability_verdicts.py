@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Callable
 from unittest import mock
 
-from e2e.check import Probe, Tally
 from guest.session import Kernel
+from model.check import Probe, Tally
 from reliability import async_probe, common, faults, loops, params, surprise
 from tests import fakes
 

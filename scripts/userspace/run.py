@@ -39,12 +39,12 @@ import argparse
 from dataclasses import dataclass
 from pathlib import Path
 
-from e2e.check import Tally, finish
 from guest import agent, initramfs, kernel as guest_kernel, userland
 from guest.machine import Guest
 from guest.session import Kernel, boot, side_by_side
 from lib import results
 from lib.common import BUILD, Failure, log, main_guard
+from model.check import Tally, finish
 from userspace import readback
 
 OUT = BUILD / "userspace"

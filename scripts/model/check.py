@@ -5,8 +5,8 @@ check() takes what the host saw of one probe (the agent's "NICWATCH add"
 fields and the console lines up to them) and what the model expects,
 reads the board number from the driver's own messages where they show
 it, or from the values the NIC reports, and names the first violation.
-The hot-plug scenarios (e2e/run.py) and the reliability runs (reliability/*.py)
-share it.
+The hot-plug scenarios (e2e/run.py), the reliability runs
+(reliability/*.py) and the harness's tests share it.
 """
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from e2e.model import DRIVERS, Expected, Seen
 from guest import kmemleak
 from guest.machine import Guest
 from guest.session import Kernel
+from model.model import DRIVERS, Expected, Seen
 
 
 # What a board that takes a spent slot's number is told, once per probe
