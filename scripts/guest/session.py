@@ -1,10 +1,12 @@
 # SPDX-License-Identifier: GPL-2.0
-"""A guest kernel with its initramfs, booted for one run.
+"""A guest kernel with its initramfs, booted for one run, and ended.
 
 The reliability runs and the userspace path boot their guests the same
 way: a built kernel (guest/kernel.py) and an initramfs holding the agent
 (guest/initramfs.py), the variant's kernel and QEMU arguments, and a wait
 for the agent; on the debug kernel, boot's own leaks are marked first.
+finish() ends a guest: a kmemleak scan on the debug kernel, then the
+kernel's reports of trouble, both into the run's Tally.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from typing import Callable, TypeVar
 from guest import kernel as guest_kernel, kmemleak
 from guest.machine import Guest
 from lib.common import BUILD
+from model.verdict import Tally
 
 REL_OUT = BUILD / "rel"
 K = TypeVar("K")
@@ -53,6 +56,17 @@ def boot(kernel: Kernel, run: str, params: list[str],
         guest.stop()
         raise
     return guest
+
+
+def finish(guest: Guest, kernel: Kernel, tally: Tally) -> None:
+    """Stop @guest, noting the kernel's reports of trouble in @tally; on the
+    debug kernel, a kmemleak scan comes first."""
+    try:
+        if kernel.variant and guest.proc.poll() is None:
+            tally.note_leaks(kmemleak.scan(guest))
+    finally:
+        guest.stop()
+        tally.note_trouble(guest.trouble)
 
 
 def side_by_side(work: Callable[[K], T], items: dict[str, K]) -> dict[str, T]:

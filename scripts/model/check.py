@@ -12,11 +12,8 @@ The hot-plug scenarios (e2e/run.py), the reliability runs
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-from guest import kmemleak
-from guest.machine import Guest
-from guest.session import Kernel
 from model.model import DRIVERS, Expected, Seen
 
 
@@ -84,45 +81,3 @@ def check(driver: str, device: str, expected: Expected,
         result.violation = (f"spent-slot message {'printed' if told else 'missing'}"
                             f" for board {expected.number}")
     return result
-
-
-@dataclass
-class Tally:
-    """The probes of one run on one kernel, and how it went."""
-    probes: list[Probe] = field(default_factory=list)
-    # The model broken across probes (two boards sharing a number): what
-    # catches a kernel, like a probe's violation.
-    mismatches: list[str] = field(default_factory=list)
-    # How the run went wrong (a guest that stopped, a read-back missing,
-    # kernel trouble): never what catches a kernel.
-    notes: list[str] = field(default_factory=list)
-    reports: int = 0  # kernel trouble lines (BUG, WARNING, KASAN, ...)
-    scans: int = 0  # kmemleak scans run (debug kernel)
-    leaks: int = 0  # objects they reported
-
-    @property
-    def violations(self) -> list[Probe]:
-        return [p for p in self.probes if p.violation]
-
-    def first(self) -> str:
-        """The first thing that breaks the model: a probe's violation,
-        else a mismatch across probes; "" when nothing does."""
-        bad = self.violations
-        if bad:
-            return f"cycle {bad[0].cycle}: {bad[0].violation}"
-        return self.mismatches[0] if self.mismatches else ""
-
-
-def finish(guest: Guest, kernel: Kernel, tally: Tally) -> None:
-    """Stop @guest, noting the kernel's reports of trouble in @tally; on the
-    debug kernel, a kmemleak scan comes first."""
-    try:
-        if kernel.variant and guest.proc.poll() is None:
-            leaks = kmemleak.scan(guest)
-            tally.notes += [f"kmemleak: {line}" for line in leaks[:3]]
-            tally.scans += 1
-            tally.leaks += len(leaks)
-    finally:
-        guest.stop()
-        tally.notes += [f"kernel trouble: {t}" for t in guest.trouble[:1]]
-        tally.reports += len(guest.trouble)

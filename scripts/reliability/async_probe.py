@@ -21,13 +21,12 @@ from __future__ import annotations
 import argparse
 import time
 
-from guest.session import Kernel, boot, side_by_side
+from guest.session import Kernel, boot, finish, side_by_side
 from lib.common import main_guard
-from model.check import Probe, Tally, check, finish
+from model.check import Probe, check
 from model.model import DRIVERS, Expected
-from reliability.common import (
-    Verdict, cmdline, cold_plugged, kernels, pair, records, report
-)
+from model.verdict import Tally, Verdict, pair
+from reliability.common import cmdline, cold_plugged, kernels, records, report
 
 COUNTS = {"e1000": 34, "e1000e": 6}
 BRIDGES = ["-device", "pci-bridge,id=br1,chassis_nr=1,bus=pci.0,addr=0x1e",

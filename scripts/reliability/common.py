@@ -1,11 +1,12 @@
 # SPDX-License-Identifier: GPL-2.0
-"""What the reliability runs share: their kernels, probes and verdicts.
+"""What the reliability runs share: their kernels, probes and report.
 
 Each run boots the patched guest kernel and the plain one (the negative
 control) with the e2e boot parameters (every slot given distinct values,
 see model/model.py), drives the failure paths it is about, and checks every
 probe against the reference model with model.check.check(). A run returns
-its verdicts: (name, passed, detail) rows, printed by reliability/run.py.
+its verdicts, model.verdict.pair()'s (name, passed, detail) rows, printed
+by reliability/run.py.
 """
 
 from __future__ import annotations
@@ -18,13 +19,13 @@ from guest.machine import Guest
 from guest.session import Kernel
 from lib import results
 from lib.common import BUILD, Failure
-from model.check import Probe, Tally, check
+from model.check import Probe, check
 from model.model import BOARD_NUMBER_DYNDBG, DRIVERS, Model
+from model.verdict import Verdict
 
 OUT = BUILD / "rel"
 TIMEOUT = 60.0
 FLAVOURS = ("patched", "plain")
-Verdict = tuple[str, bool, str]
 
 
 def kernels(variant: str | None = None,
@@ -95,30 +96,6 @@ def check_add(model: Model, driver: str, device: str, lines: list[str],
               fields: dict[str, int | str], cycle: int) -> Probe:
     """Check one probe the model has not seen yet against it."""
     return check(driver, device, model.add(driver, device), fields, lines, cycle)
-
-
-def pair(name: str, patched: Tally, plain: Tally | None, detail: str,
-         extra_ok: bool = True) -> list[Verdict]:
-    """A patched verdict and, with @plain, the negative control's."""
-    ok = bool(patched.probes) and not patched.first() and extra_ok
-    why = detail if ok else (patched.first() or "; ".join(patched.notes)
-                             or "no probe ran")
-    if patched.scans:
-        why += f"; kmemleak: {patched.scans} scans, {patched.leaks} reports"
-    rows = [(f"{name} {'patched' if not patched.scans else 'debug'}", ok, why)]
-    if plain is not None:
-        # Only the model catches the plain kernel: a plain run that broke
-        # (a guest that stopped, a read-back missing) shows nothing.
-        caught = plain.first()
-        if caught:
-            why = f"plain kernel caught at {caught}"
-        elif plain.notes:
-            why = ("plain kernel run broke before the model could catch it: "
-                   + "; ".join(plain.notes[:3]))
-        else:
-            why = "plain kernel passes: this test is broken"
-        rows.append((f"{name} plain", bool(caught), why))
-    return rows
 
 
 def report(rows: list[Verdict]) -> int:

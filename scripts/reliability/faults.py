@@ -40,14 +40,12 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from guest.machine import Guest
-from guest.session import Kernel, boot, side_by_side
+from guest.session import Kernel, boot, finish, side_by_side
 from lib import results
 from lib.common import Failure, main_guard
-from model.check import Tally, finish
 from model.model import DRIVERS, Model
-from reliability.common import (
-    TIMEOUT, Verdict, check_add, cmdline, kernels, pair, records, report
-)
+from model.verdict import Tally, Verdict, pair
+from reliability.common import TIMEOUT, check_add, cmdline, kernels, records, report
 
 # NICs per boot, on pci.0 slots 3..: the one under test, then spares.
 PER_BOOT = 24

@@ -21,12 +21,12 @@ from __future__ import annotations
 import argparse
 import time
 
-from guest.session import Kernel, boot, side_by_side
+from guest.session import Kernel, boot, finish, side_by_side
 from lib.common import main_guard
-from model.check import Tally, finish
 from model.model import Model
+from model.verdict import Tally, Verdict, pair
 from reliability.common import (
-    Verdict, check_add, cmdline, cold_plugged, kernels, pair, records, report
+    check_add, cmdline, cold_plugged, kernels, records, report
 )
 
 # Two NICs per driver, cold-plugged; e1000e is probed when /init loads it.

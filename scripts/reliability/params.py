@@ -36,11 +36,12 @@ import re
 from dataclasses import dataclass
 
 from guest.machine import Guest
-from guest.session import Kernel, boot, side_by_side
+from guest.session import Kernel, boot, finish, side_by_side
 from lib.common import main_guard
-from model.check import Probe, Tally, check, finish
+from model.check import Probe, check
 from model.model import BOARD_NUMBER_DYNDBG, DRIVERS, Expected
-from reliability.common import TIMEOUT, Verdict, kernels, pair, records, report
+from model.verdict import Tally, Verdict, pair
+from reliability.common import TIMEOUT, kernels, records, report
 
 E1000_DEFAULTS = {"tx": 256, "rx": 256}
 # e1000e's default interrupt throttling, mode 3, reads back as rx-usecs 3.

@@ -31,7 +31,8 @@ import time
 
 from lib import results
 from lib.common import Failure, log, main_guard
-from reliability.common import FLAVOURS, Verdict, kernels, report
+from model.verdict import Verdict
+from reliability.common import FLAVOURS, kernels, report
 
 RUNS = ["faults", "async", "surprise", "params", "loops"]
 # "async" is a keyword, so its module has a longer name.

@@ -42,12 +42,13 @@ from dataclasses import dataclass, field
 from guest import agent, hubtraffic
 from guest.machine import Guest
 from guest.qmp import QMPError, QMPTimeout
-from guest.session import Kernel, boot, side_by_side
+from guest.session import Kernel, boot, finish, side_by_side
 from lib.common import Failure, main_guard
-from model.check import Probe, Tally, finish
+from model.check import Probe
 from model.model import DRIVERS, Model
+from model.verdict import Tally, Verdict, pair
 from reliability import common as rel_common
-from reliability.common import TIMEOUT, Verdict
+from reliability.common import TIMEOUT
 
 DRIVER = "e1000"
 SEED = 20041917
@@ -264,7 +265,7 @@ def verdicts(patched: Outcome | None, plain: Outcome | None,
         if patched.cycles < cycles and not tally.notes and not tally.violations:
             tally.notes.append(f"only {patched.cycles} of {cycles} cycles ran")
         ok = not tally.notes
-        rows += rel_common.pair("surprise", tally, None, patched.figures(), ok)
+        rows += pair("surprise", tally, None, patched.figures(), ok)
     if plain is not None:
         bad = plain.tally.violations
         if bad:

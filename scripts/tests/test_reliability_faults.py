@@ -21,7 +21,7 @@ from pathlib import Path
 from unittest import mock
 
 from guest.session import Kernel
-from model.check import Tally
+from model.verdict import Tally
 from reliability import faults
 from tests import fakes
 

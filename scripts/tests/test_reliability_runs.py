@@ -25,8 +25,8 @@ from typing import Callable
 from unittest import mock
 
 from lib.common import Failure
-from model.check import Tally
 from model.model import BOARD_NUMBER_DYNDBG, DRIVERS, Model
+from model.verdict import Tally, pair
 from reliability import async_probe, common, loops, params, surprise
 from reliability import run as rel_run
 from tests import fakes
@@ -80,7 +80,7 @@ class CommonTest(unittest.TestCase):
                 self.assertEqual(len(tally.probes), 3)
                 self.assertEqual(tally.probes[0].violation, "")
                 self.assertTrue(tally.first().startswith(first), tally.first())
-                rows = common.pair("recorded", Tally(probes=tally.probes[:1]), tally, "ok")
+                rows = pair("recorded", Tally(probes=tally.probes[:1]), tally, "ok")
                 self.assertEqual([ok for _, ok, _ in rows], [True, True])
 
     def test_cmdline(self) -> None:
@@ -163,7 +163,7 @@ class AsyncTest(unittest.TestCase):
         self.assertEqual(tally.mismatches, ["e1000 numbers are not 0..33 (shared: [0])",
                                             "e1000e numbers are not 0..5 (shared: [0])"])
         self.assertEqual(tally.notes, [])
-        rows = common.pair("async-40", Tally(probes=tally.probes[:1]), tally, "x")
+        rows = pair("async-40", Tally(probes=tally.probes[:1]), tally, "x")
         self.assertEqual(rows[1][:2], ("async-40 plain", True))
 
     def test_missing_nic_noted(self) -> None:

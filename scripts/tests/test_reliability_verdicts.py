@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 """How the reliability runs judge the patched kernel and the plain one,
-the negative control: reliability.common.pair(), which the faults, async,
+the negative control: model.verdict.pair(), which the faults, async,
 params and loops runs use, surprise.verdicts(), and each run's rows from
 its kernels' tallies (the guests replaced by tallies made here).
 
@@ -16,8 +16,9 @@ from typing import Callable
 from unittest import mock
 
 from guest.session import Kernel
-from model.check import Probe, Tally
-from reliability import async_probe, common, faults, loops, params, surprise
+from model.check import Probe
+from model.verdict import Tally, pair
+from reliability import async_probe, faults, loops, params, surprise
 from tests import fakes
 
 CAUGHT = "board number 2, model 0"
@@ -48,12 +49,12 @@ def kernels(variant: str | None = None) -> dict[str, Kernel]:
 
 
 class PairTest(unittest.TestCase):
-    """common.pair(): the patched row and the plain control's."""
+    """pair(): the patched row and the plain control's."""
 
     def test_patched_clean_plain_caught(self) -> None:
         """Both rows pass; the control names where the plain kernel was
         caught."""
-        rows = common.pair("loops", tally(), tally(violations={2: CAUGHT}), "12 binds")
+        rows = pair("loops", tally(), tally(violations={2: CAUGHT}), "12 binds")
         self.assertEqual(rows, [("loops patched", True, "12 binds"),
                                 ("loops plain", True,
                                  f"plain kernel caught at cycle 2: {CAUGHT}")])
@@ -61,7 +62,7 @@ class PairTest(unittest.TestCase):
     def test_plain_kernel_passing_fails_the_control(self) -> None:
         """A plain kernel that passes fails its row: the test is broken;
         the patched row still passes."""
-        rows = common.pair("loops", tally(), tally(), "12 binds")
+        rows = pair("loops", tally(), tally(), "12 binds")
         self.assertEqual(rows[1], ("loops plain", False,
                                    "plain kernel passes: this test is broken"))
         self.assertTrue(rows[0][1])
@@ -69,7 +70,7 @@ class PairTest(unittest.TestCase):
     def test_plain_caught_by_a_mismatch(self) -> None:
         """A plain run caught by a mismatch across probes (the async run's
         shared numbers) passes, naming it."""
-        rows = common.pair("async-40", tally(), tally(mismatches=[
+        rows = pair("async-40", tally(), tally(mismatches=[
             "e1000 numbers are not 0..33 (shared: [0])"]), "x")
         self.assertEqual(rows[1][:2], ("async-40 plain", True))
         self.assertIn("shared: [0]", rows[1][2])
@@ -77,34 +78,34 @@ class PairTest(unittest.TestCase):
     def test_plain_run_that_broke_is_not_caught(self) -> None:
         """A plain run that only went wrong (a guest that stopped) has not
         shown the model catching it: the control fails, saying why."""
-        rows = common.pair("loops", tally(), tally(notes=["guest loop exit status 1/0"]),
+        rows = pair("loops", tally(), tally(notes=["guest loop exit status 1/0"]),
                            "x")
         self.assertEqual(rows[1][:2], ("loops plain", False))
         self.assertIn("broke before the model could catch it", rows[1][2])
 
     def test_patched_mismatch_fails(self) -> None:
         """A mismatch on the patched kernel fails it, as a violation does."""
-        rows = common.pair("async-40", tally(mismatches=["e1000 numbers are not 0..33"]),
+        rows = pair("async-40", tally(mismatches=["e1000 numbers are not 0..33"]),
                            None, "x")
         self.assertEqual(rows[0], ("async-40 patched", False, "e1000 numbers are not 0..33"))
 
     def test_first_violation_fails_the_patched_kernel(self) -> None:
         """A violation on the patched kernel fails it, naming the first one,
         whatever the plain kernel did."""
-        rows = common.pair("loops", tally(violations={3: "b", 2: "a"}),
+        rows = pair("loops", tally(violations={3: "b", 2: "a"}),
                            tally(violations={1: CAUGHT}), "12 binds")
         self.assertEqual(rows[0], ("loops patched", False, "cycle 2: a"))
         self.assertTrue(rows[1][1])
 
     def test_no_probe_fails(self) -> None:
         """A patched run that probed nothing proved nothing."""
-        rows = common.pair("loops", tally(probes=0), tally(violations={1: CAUGHT}), "x")
+        rows = pair("loops", tally(probes=0), tally(violations={1: CAUGHT}), "x")
         self.assertEqual(rows[0], ("loops patched", False, "no probe ran"))
 
     def test_notes_fail_the_patched_kernel(self) -> None:
         """A run's own check (@extra_ok) failing fails the patched row,
         with the notes as the detail."""
-        rows = common.pair("bad-params", tally(notes=["boot 1: no message /x/"]),
+        rows = pair("bad-params", tally(notes=["boot 1: no message /x/"]),
                            tally(violations={1: CAUGHT}), "detail", extra_ok=False)
         self.assertEqual(rows[0], ("bad-params patched", False, "boot 1: no message /x/"))
 
@@ -113,7 +114,7 @@ class PairTest(unittest.TestCase):
         says what the scans found, and there is no control."""
         patched = tally()
         patched.scans, patched.leaks = 1, 0
-        rows = common.pair("loops", patched, None, "12 binds")
+        rows = pair("loops", patched, None, "12 binds")
         self.assertEqual(rows, [("loops debug", True,
                                  "12 binds; kmemleak: 1 scans, 0 reports")])
 

@@ -41,10 +41,10 @@ from pathlib import Path
 
 from guest import agent, initramfs, kernel as guest_kernel, userland
 from guest.machine import Guest
-from guest.session import Kernel, boot, side_by_side
+from guest.session import Kernel, boot, finish, side_by_side
 from lib import results
 from lib.common import BUILD, Failure, log, main_guard
-from model.check import Tally, finish
+from model.verdict import Tally
 from userspace import readback
 
 OUT = BUILD / "userspace"
