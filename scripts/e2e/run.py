@@ -26,7 +26,7 @@ import argparse
 import json
 import statistics
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 from pathlib import Path
 
 from e2e import plot
@@ -38,6 +38,7 @@ from lib import results
 from lib.common import BUILD, Failure, log, main_guard
 from model.check import Probe, check
 from model.model import BOARD_NUMBER_DYNDBG, DRIVERS, Model
+from model.verdict import Tally, Verdict, pair
 
 OUT = BUILD / "e2e"
 DEFAULT_SCENARIOS = "a,b,c,d,e,f,g"
@@ -52,27 +53,6 @@ TIMEOUT = 60.0
 # The kernel's own message at the end of a good probe, for the raw loop.
 RAW_DONE = {"e1000": r"Intel\(R\) PRO/1000 Network Connection",
             "e1000e": r"Intel\(R\) PRO/1000 Network Connection"}
-
-
-@dataclass
-class Result:
-    scenario: str
-    kernel: str
-    probes: list[Probe] = field(default_factory=list)
-    unplug_seconds: list[float] = field(default_factory=list)
-    trouble: list[str] = field(default_factory=list)
-    leaks: int | None = None  # objects kmemleak reported (debug kernel)
-
-    @property
-    def violations(self) -> list[Probe]:
-        return [p for p in self.probes if p.violation]
-
-    def cycle_seconds(self) -> float | None:
-        """Mean hot-add plus mean hot-remove: a cycle, whatever the order."""
-        adds = [p.seconds for p in self.probes if not p.failed]
-        if not adds or not self.unplug_seconds:
-            return None
-        return statistics.mean(adds) + statistics.mean(self.unplug_seconds)
 
 
 def boot(kernel: Path, initrd: Path, work: Path, params: list[str],
@@ -125,8 +105,8 @@ def unplug(guest: Guest, model: Model, op: Op) -> float:
 
 
 def run(scenario: Scenario, flavour: str, kernel: Path, initrd: Path,
-        debug: bool = False) -> Result:
-    result = Result(scenario.name, flavour)
+        debug: bool = False) -> Tally:
+    tally = Tally()
     stop_early = flavour == "plain" and not scenario.plain_full
     qemu_args = list(scenario.qemu_args)
     for driver in sorted({op.driver for op in scenario.ops}):
@@ -143,7 +123,7 @@ def run(scenario: Scenario, flavour: str, kernel: Path, initrd: Path,
             if op.add:
                 cycle += 1
                 p = probe(guest, model, op, cycle)
-                result.probes.append(p)
+                tally.probes.append(p)
                 mark = (f"VIOLATION {p.violation}" if p.violation else
                         f"probe failed ({p.failed}), no number taken" if p.failed
                         else "ok")
@@ -153,15 +133,16 @@ def run(scenario: Scenario, flavour: str, kernel: Path, initrd: Path,
                 if p.violation and stop_early:
                     break
             else:
-                result.unplug_seconds.append(unplug(guest, model, op))
+                tally.removals.append(unplug(guest, model, op))
+        # Not guest.session.finish(): the scan comes only once every op
+        # went through, and a guest that cannot be scanned fails the run
+        # rather than leaving it without its kmemleak figure.
         if debug:
-            leaks = kmemleak.scan(guest)
-            result.leaks = len(leaks)
-            result.trouble += [f"kmemleak: {line}" for line in leaks]
+            tally.note_leaks(kmemleak.scan(guest))
     finally:
         guest.stop()
-        result.trouble += guest.trouble
-    return result
+        tally.note_trouble(guest.trouble)
+    return tally
 
 
 def raw_loop(driver: str, kernel: Path, initrd: Path, cycles: int = 20) -> float:
@@ -184,29 +165,24 @@ def raw_loop(driver: str, kernel: Path, initrd: Path, cycles: int = 20) -> float
     return statistics.mean(adds) + statistics.mean(dels)
 
 
-def judge(patched: Result, plain: Result | None, raw: float | None,
-          debug: bool = False) -> list[tuple[str, bool, str]]:
-    """Two results per scenario: the patched run, and the negative control
-    (none on the debug kernel, which is about the kernel's own reports)."""
-    bad = patched.violations
-    ok = not bad and not patched.trouble and bool(patched.probes)
-    why = (f"{len(patched.probes)} probes, 0 violations" if ok else
-           f"cycle {bad[0].cycle}: {bad[0].violation}" if bad else
-           f"kernel trouble: {patched.trouble[:1]}" if patched.trouble else "no probe ran")
+def judge(scenario: str, patched: Tally, plain: Tally | None,
+          raw: float | None) -> list[Verdict]:
+    """Two rows per scenario, model.verdict.pair()'s: the patched run, and
+    the negative control (none on the debug kernel, which is about the
+    kernel's own reports, nor for make mutants' kernel alone). Kernel
+    trouble or a kmemleak report fails the patched run; its detail gives
+    the time of a cycle, against the raw loop's @raw where measured, and
+    on the debug kernel kmemleak's count, whether it passed or not."""
+    figures = []
     mean = patched.cycle_seconds()
     if raw and mean:
-        why += f"; {mean:.2f}s per cycle, raw {raw:.2f}s, ratio {mean / raw:.2f}"
+        figures.append(f"{mean:.2f}s per cycle, raw {raw:.2f}s, ratio {mean / raw:.2f}")
     elif mean:
-        why += f"; {mean:.2f}s per cycle"
-    if patched.leaks is not None:
-        why += f"; kmemleak: {patched.leaks} reports"
-    if plain is None:
-        return [(f"{patched.scenario} {'debug' if debug else 'patched'}", ok, why)]
-    caught = plain.violations
-    control = (f"plain kernel caught at cycle {caught[0].cycle}: {caught[0].violation}"
-               if caught else "plain kernel passes: this test is broken")
-    return [(f"{patched.scenario} patched", ok, why),
-            (f"{patched.scenario} plain", bool(caught), control)]
+        figures.append(f"{mean:.2f}s per cycle")
+    if patched.scans:
+        figures.append(f"kmemleak: {patched.leaks} reports")
+    return pair(scenario, patched, plain, f"{len(patched.probes)} probes, 0 violations",
+                extra_ok=not patched.notes, figures="; ".join(figures))
 
 
 def main() -> int:
@@ -263,12 +239,12 @@ def main() -> int:
         # figures without a ratio.
         floor = (statistics.mean(raw[d] for d in drivers)
                  if drivers <= raw.keys() else None)
-        verdicts += judge(by_kernel["patched"], by_kernel.get("plain"), floor,
-                          debug=bool(args.variant))
-        for r in by_kernel.values():
-            records.append({"scenario": r.scenario, "kernel": r.kernel,
-                            "trouble": r.trouble,
-                            "probes": [asdict(p) for p in r.probes]})
+        verdicts += judge(scenario.name, by_kernel["patched"], by_kernel.get("plain"),
+                          floor)
+        for flavour, tally in by_kernel.items():
+            records.append({"scenario": scenario.name, "kernel": flavour,
+                            "trouble": tally.trouble,
+                            "probes": [asdict(p) for p in tally.probes]})
         if scenario.name == "a" and "plain" in by_kernel:
             plot.board_numbers(OUT / "board-numbers.png", by_kernel["patched"].probes,
                                by_kernel["plain"].probes, scenario.title)

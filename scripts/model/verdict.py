@@ -11,6 +11,7 @@ plain kernel that passes means the test cannot tell the two apart.
 
 from __future__ import annotations
 
+import statistics
 from dataclasses import dataclass, field
 
 from lib.results import Row
@@ -33,6 +34,12 @@ class Tally:
     reports: int = 0  # kernel trouble lines (BUG, WARNING, KASAN, ...)
     scans: int = 0  # kmemleak scans run (debug kernel)
     leaks: int = 0  # objects they reported
+    # Every report of trouble, whole: the kernel's lines and kmemleak's
+    # ("kmemleak: ..."), for e2e's per-probe records; notes name the first.
+    trouble: list[str] = field(default_factory=list)
+    # Seconds per hot-remove, where a run times them (e2e): with the
+    # probes' seconds, the time of a hot-plug cycle.
+    removals: list[float] = field(default_factory=list)
 
     @property
     def violations(self) -> list[Probe]:
@@ -46,33 +53,50 @@ class Tally:
             return f"cycle {bad[0].cycle}: {bad[0].violation}"
         return self.mismatches[0] if self.mismatches else ""
 
+    def cycle_seconds(self) -> float | None:
+        """Mean hot-add plus mean hot-remove: a cycle, whatever the order;
+        None without both. A probe that failed took no number and is not
+        a hot-add that counts."""
+        adds = [p.seconds for p in self.probes if not p.failed]
+        if not adds or not self.removals:
+            return None
+        return statistics.mean(adds) + statistics.mean(self.removals)
+
     def note_leaks(self, leaks: list[str]) -> None:
         """One kmemleak scan that reported @leaks (its objects' lines)."""
         self.notes += [f"kmemleak: {line}" for line in leaks[:3]]
+        self.trouble += [f"kmemleak: {line}" for line in leaks]
         self.scans += 1
         self.leaks += len(leaks)
 
     def note_trouble(self, trouble: list[str]) -> None:
         """The kernel's reports of trouble (guest.machine.Guest.trouble)."""
         self.notes += [f"kernel trouble: {t}" for t in trouble[:1]]
+        self.trouble += trouble
         self.reports += len(trouble)
 
 
+def kmemleak_figures(tally: Tally) -> str:
+    """What @tally's kmemleak scans found, when any ran."""
+    return f"kmemleak: {tally.scans} scans, {tally.leaks} reports" if tally.scans else ""
+
+
 def pair(name: str, patched: Tally, plain: Tally | None, detail: str,
-         extra_ok: bool = True) -> list[Verdict]:
+         extra_ok: bool = True, figures: str | None = None) -> list[Verdict]:
     """The patched run's verdict and, with @plain, the negative control's.
 
     The patched run passes when it probed, nothing broke the model and
     @extra_ok (the run's own checks) holds; its detail is then @detail,
-    else what went wrong, and what kmemleak's scans found follows either
-    way. The row is "NAME debug" when kmemleak scans ran, "NAME patched"
-    otherwise.
+    else what went wrong. @figures, what the run measured, follow either
+    way; by default what kmemleak's scans found (kmemleak_figures()). The
+    row is "NAME debug" when kmemleak scans ran, "NAME patched" otherwise.
     """
     ok = bool(patched.probes) and not patched.first() and extra_ok
     why = detail if ok else (patched.first() or "; ".join(patched.notes)
                              or "no probe ran")
-    if patched.scans:
-        why += f"; kmemleak: {patched.scans} scans, {patched.leaks} reports"
+    figures = kmemleak_figures(patched) if figures is None else figures
+    if figures:
+        why += f"; {figures}"
     rows = [(f"{name} {'patched' if not patched.scans else 'debug'}", ok, why)]
     if plain is not None:
         # Only the model catches the plain kernel: a plain run that broke

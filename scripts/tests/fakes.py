@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 """Small stand-ins shared by the tests: a git tree with a branch series
 (what build/BASE/linux is to lib.results and series.tree), stage records
-as lib.results.save() writes them, and a side_by_side() that runs its
-work in the calling thread."""
+as lib.results.save() writes them, a side_by_side() that runs its work
+in the calling thread, and the tally of a run (model.verdict.Tally)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,9 @@ import subprocess
 from pathlib import Path
 from typing import Any, Callable, TypeVar
 
+from model.check import Probe
 from model.model import DRIVERS
+from model.verdict import Tally
 
 K = TypeVar("K")
 T = TypeVar("T")
@@ -72,6 +74,28 @@ def record(directory: Path, stage: str, series: tuple[str, str],
 def inline(work: Callable[[K], T], items: dict[str, K]) -> dict[str, T]:
     """guest.session.side_by_side(), one item after the other, here."""
     return {key: work(item) for key, item in items.items()}
+
+
+# A violation that catches the plain kernel.
+CAUGHT = "board number 2, model 0"
+
+
+def probe(cycle: int, violation: str = "") -> Probe:
+    """An e1000 probe of @cycle, with @violation if any."""
+    return Probe(cycle=cycle, driver="e1000", device="nic", pci="0000:00:03.0",
+                 expected_number=0, number=0, expected={"tx": 256, "rx": 256},
+                 observed={"tx": 256, "rx": 256}, warned=False, seconds=0.5,
+                 violation=violation)
+
+
+def tally(probes: int = 3, violations: dict[int, str] | None = None,
+          notes: list[str] | None = None,
+          mismatches: list[str] | None = None) -> Tally:
+    """A run of @probes probes, @violations by cycle, with @notes (how the
+    run went wrong) and @mismatches (the model broken across probes)."""
+    violations = violations or {}
+    return Tally(probes=[probe(c, violations.get(c, "")) for c in range(1, probes + 1)],
+                 notes=list(notes or []), mismatches=list(mismatches or []))
 
 
 class Boards:

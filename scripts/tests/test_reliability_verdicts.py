@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 """How the reliability runs judge the patched kernel and the plain one,
-the negative control: model.verdict.pair(), which the faults, async,
-params and loops runs use, surprise.verdicts(), and each run's rows from
-its kernels' tallies (the guests replaced by tallies made here).
+the negative control, through model.verdict.pair() (tests/test_verdict.py):
+surprise.verdicts(), and each run's rows from its kernels' tallies (the
+guests replaced by tallies made here).
 
 A patched run passes when it probed, broke no rule of the model and
 noted nothing; the plain run's row passes only when the plain kernel was
@@ -16,31 +16,10 @@ from typing import Callable
 from unittest import mock
 
 from guest.session import Kernel
-from model.check import Probe
-from model.verdict import Tally, pair
+from model.verdict import Tally
 from reliability import async_probe, faults, loops, params, surprise
 from tests import fakes
-
-CAUGHT = "board number 2, model 0"
-
-
-def probe(cycle: int, violation: str = "") -> Probe:
-    """An e1000 probe of @cycle, with @violation if any."""
-    return Probe(cycle=cycle, driver="e1000", device="nic", pci="0000:00:03.0",
-                 expected_number=0, number=0, expected={"tx": 256, "rx": 256},
-                 observed={"tx": 256, "rx": 256}, warned=False, seconds=0.5,
-                 violation=violation)
-
-
-def tally(probes: int = 3, violations: dict[int, str] | None = None,
-          notes: list[str] | None = None,
-          mismatches: list[str] | None = None) -> Tally:
-    """A run of @probes probes, @violations by cycle, with @notes (how the
-    run went wrong) and @mismatches (the model broken across probes)."""
-    violations = violations or {}
-    return Tally(probes=[probe(c, violations.get(c, "")) for c in range(1, probes + 1)],
-                 notes=list(notes or []), mismatches=list(mismatches or []))
-
+from tests.fakes import CAUGHT, tally
 
 def kernels(variant: str | None = None) -> dict[str, Kernel]:
     flavours = ("patched",) if variant else ("patched", "plain")
@@ -48,80 +27,10 @@ def kernels(variant: str | None = None) -> dict[str, Kernel]:
             for f in flavours}
 
 
-class PairTest(unittest.TestCase):
-    """pair(): the patched row and the plain control's."""
-
-    def test_patched_clean_plain_caught(self) -> None:
-        """Both rows pass; the control names where the plain kernel was
-        caught."""
-        rows = pair("loops", tally(), tally(violations={2: CAUGHT}), "12 binds")
-        self.assertEqual(rows, [("loops patched", True, "12 binds"),
-                                ("loops plain", True,
-                                 f"plain kernel caught at cycle 2: {CAUGHT}")])
-
-    def test_plain_kernel_passing_fails_the_control(self) -> None:
-        """A plain kernel that passes fails its row: the test is broken;
-        the patched row still passes."""
-        rows = pair("loops", tally(), tally(), "12 binds")
-        self.assertEqual(rows[1], ("loops plain", False,
-                                   "plain kernel passes: this test is broken"))
-        self.assertTrue(rows[0][1])
-
-    def test_plain_caught_by_a_mismatch(self) -> None:
-        """A plain run caught by a mismatch across probes (the async run's
-        shared numbers) passes, naming it."""
-        rows = pair("async-40", tally(), tally(mismatches=[
-            "e1000 numbers are not 0..33 (shared: [0])"]), "x")
-        self.assertEqual(rows[1][:2], ("async-40 plain", True))
-        self.assertIn("shared: [0]", rows[1][2])
-
-    def test_plain_run_that_broke_is_not_caught(self) -> None:
-        """A plain run that only went wrong (a guest that stopped) has not
-        shown the model catching it: the control fails, saying why."""
-        rows = pair("loops", tally(), tally(notes=["guest loop exit status 1/0"]),
-                           "x")
-        self.assertEqual(rows[1][:2], ("loops plain", False))
-        self.assertIn("broke before the model could catch it", rows[1][2])
-
-    def test_patched_mismatch_fails(self) -> None:
-        """A mismatch on the patched kernel fails it, as a violation does."""
-        rows = pair("async-40", tally(mismatches=["e1000 numbers are not 0..33"]),
-                           None, "x")
-        self.assertEqual(rows[0], ("async-40 patched", False, "e1000 numbers are not 0..33"))
-
-    def test_first_violation_fails_the_patched_kernel(self) -> None:
-        """A violation on the patched kernel fails it, naming the first one,
-        whatever the plain kernel did."""
-        rows = pair("loops", tally(violations={3: "b", 2: "a"}),
-                           tally(violations={1: CAUGHT}), "12 binds")
-        self.assertEqual(rows[0], ("loops patched", False, "cycle 2: a"))
-        self.assertTrue(rows[1][1])
-
-    def test_no_probe_fails(self) -> None:
-        """A patched run that probed nothing proved nothing."""
-        rows = pair("loops", tally(probes=0), tally(violations={1: CAUGHT}), "x")
-        self.assertEqual(rows[0], ("loops patched", False, "no probe ran"))
-
-    def test_notes_fail_the_patched_kernel(self) -> None:
-        """A run's own check (@extra_ok) failing fails the patched row,
-        with the notes as the detail."""
-        rows = pair("bad-params", tally(notes=["boot 1: no message /x/"]),
-                           tally(violations={1: CAUGHT}), "detail", extra_ok=False)
-        self.assertEqual(rows[0], ("bad-params patched", False, "boot 1: no message /x/"))
-
-    def test_debug_kernel_row(self) -> None:
-        """On the debug kernel (kmemleak scans ran) the row is named debug,
-        says what the scans found, and there is no control."""
-        patched = tally()
-        patched.scans, patched.leaks = 1, 0
-        rows = pair("loops", patched, None, "12 binds")
-        self.assertEqual(rows, [("loops debug", True,
-                                 "12 binds; kmemleak: 1 scans, 0 reports")])
-
-
 class SurpriseVerdictsTest(unittest.TestCase):
-    """surprise.verdicts(): its patched row through pair(), its own plain
-    row, which tells a broken plain run from a caught one."""
+    """surprise.verdicts(): both rows through pair(), the harness's errors
+    as each run's notes, so that a broken plain run is told from a caught
+    one."""
 
     def outcome(self, kernel: str, cycles: int, violations: dict[int, str] | None = None,
                 errors: list[str] | None = None) -> surprise.Outcome:
@@ -155,8 +64,8 @@ class SurpriseVerdictsTest(unittest.TestCase):
         rows = surprise.verdicts(self.outcome("patched", 10),
                                  self.outcome("plain", 0, errors=["boot: QMP timeout"]),
                                  10)
-        self.assertEqual(rows[1], ("surprise plain", False, "plain run broke before "
-                                   "any violation: boot: QMP timeout"))
+        self.assertEqual(rows[1], ("surprise plain", False, "plain kernel run broke "
+                                   "before the model could catch it: boot: QMP timeout"))
 
     def test_patched_short_run_fails(self) -> None:
         """A patched run that stopped early (the guest's trouble ended it)
