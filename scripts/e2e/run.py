@@ -27,13 +27,12 @@ import json
 import statistics
 import time
 from dataclasses import asdict
-from pathlib import Path
 
 from e2e import plot
 from e2e.scenarios import Op, Scenario, scenarios
 from guest import agent, initramfs, kernel as guest_kernel, kmemleak
 from guest.machine import Guest
-from guest.session import side_by_side
+from guest.session import Kernel, boot, side_by_side
 from lib import results
 from lib.common import BUILD, Failure, log, main_guard
 from model.check import Probe, check
@@ -50,20 +49,13 @@ DEBUG_SCENARIOS = "a,b,c,d,f"
 # only when opened.
 UP = [d.name for d in DRIVERS.values() if d.up]
 TIMEOUT = 60.0
+# QEMU's time to open its QMP socket, and then the agent's to report (and
+# on the debug kernel, kmemleak's to mark what boot left).
+QMP_TIMEOUT = 60.0
+BOOT_TIMEOUT = 120.0
 # The kernel's own message at the end of a good probe, for the raw loop.
 RAW_DONE = {"e1000": r"Intel\(R\) PRO/1000 Network Connection",
             "e1000e": r"Intel\(R\) PRO/1000 Network Connection"}
-
-
-def boot(kernel: Path, initrd: Path, work: Path, params: list[str],
-         qemu_args: tuple[str, ...] = ()) -> Guest:
-    guest = Guest(work, kernel, initrd, params, extra_args=list(qemu_args))
-    try:
-        guest.wait_ready(timeout=120)
-    except Failure:
-        guest.stop()
-        raise
-    return guest
 
 
 def cmdline() -> list[str]:
@@ -104,18 +96,18 @@ def unplug(guest: Guest, model: Model, op: Op) -> float:
     return time.monotonic() - began
 
 
-def run(scenario: Scenario, flavour: str, kernel: Path, initrd: Path,
-        debug: bool = False) -> Tally:
+def run(scenario: Scenario, kernel: Kernel) -> Tally:
+    """@scenario's ops on @kernel, every probe checked against the model;
+    on the debug kernel, a kmemleak scan at the end."""
     tally = Tally()
+    flavour = kernel.flavour
     stop_early = flavour == "plain" and not scenario.plain_full
     qemu_args = list(scenario.qemu_args)
     for driver in sorted({op.driver for op in scenario.ops}):
         qemu_args += DRIVERS[driver].qemu_args
-    kernel_args, variant_qemu = guest_kernel.variant_args("debug" if debug else None)
-    guest = boot(kernel, initrd, OUT / f"{scenario.name}-{flavour}",
-                 cmdline() + kernel_args, tuple(qemu_args + variant_qemu))
-    if debug:
-        kmemleak.mark_boot(guest, 120)
+    # The console in build/e2e/SCENARIO-FLAVOUR/, the debug kernel's too.
+    guest = boot(kernel, scenario.name, cmdline(), qemu_args, timeout=BOOT_TIMEOUT,
+                 qmp_timeout=QMP_TIMEOUT, workdir=OUT / f"{scenario.name}-{flavour}")
     model = Model()
     cycle = 0
     try:
@@ -137,7 +129,7 @@ def run(scenario: Scenario, flavour: str, kernel: Path, initrd: Path,
         # Not guest.session.finish(): the scan comes only once every op
         # went through, and a guest that cannot be scanned fails the run
         # rather than leaving it without its kmemleak figure.
-        if debug:
+        if kernel.variant:
             tally.note_leaks(kmemleak.scan(guest))
     finally:
         guest.stop()
@@ -145,9 +137,10 @@ def run(scenario: Scenario, flavour: str, kernel: Path, initrd: Path,
     return tally
 
 
-def raw_loop(driver: str, kernel: Path, initrd: Path, cycles: int = 20) -> float:
+def raw_loop(driver: str, kernel: Kernel, cycles: int = 20) -> float:
     """The floor: add, the kernel's own probe message, del, DEVICE_DELETED."""
-    guest = boot(kernel, initrd, OUT / f"raw-{driver}", [])
+    guest = boot(kernel, f"raw-{driver}", [], timeout=BOOT_TIMEOUT,
+                 qmp_timeout=QMP_TIMEOUT, workdir=OUT / f"raw-{driver}")
     adds, dels = [], []
     try:
         for _ in range(cycles):
@@ -218,11 +211,11 @@ def main() -> int:
         raise Failure(f"--flavours must be patched or patched,plain, not {args.flavours!r}")
     built = {flavour: guest_kernel.build(flavour, args.variant) for flavour in flavours}
     nicwatch = agent.build().read_bytes()
-    kernels = {flavour: (k.image, initramfs.for_kernel(
+    kernels = {flavour: Kernel(flavour, k.image, initramfs.for_kernel(
         OUT / f"initramfs-{flavour}{'-' + args.variant if args.variant else ''}.cpio",
-        k, nicwatch, UP))
+        k, nicwatch, UP), args.variant)
         for flavour, k in built.items()}
-    raw = {d: raw_loop(d, *kernels["plain"])
+    raw = {d: raw_loop(d, kernels["plain"])
            for d in sorted({op.driver for s in chosen for op in s.ops})
            if d in RAW_DONE and "plain" in kernels and args.raw}
     verdicts, records = [], []
@@ -230,9 +223,7 @@ def main() -> int:
         log(f"scenario {scenario.name}: {scenario.title}")
         # side_by_side() returns once both runs are done: the lambda runs
         # only while scenario is this one.
-        by_kernel = side_by_side(
-            lambda f: run(scenario, f, *kernels[f], debug=bool(args.variant)),
-            {f: f for f in kernels})
+        by_kernel = side_by_side(lambda kernel: run(scenario, kernel), kernels)
         drivers = {op.driver for op in scenario.ops}
         # The harness's overhead is measured against the e1000 and e1000e
         # raw loops only; e-g (pcnet32, tulip, ne2k-pci) report their

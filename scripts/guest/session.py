@@ -1,12 +1,14 @@
 # SPDX-License-Identifier: GPL-2.0
 """A guest kernel with its initramfs, booted for one run, and ended.
 
-The reliability runs and the userspace path boot their guests the same
-way: a built kernel (guest/kernel.py) and an initramfs holding the agent
-(guest/initramfs.py), the variant's kernel and QEMU arguments, and a wait
-for the agent; on the debug kernel, boot's own leaks are marked first.
-finish() ends a guest: a kmemleak scan on the debug kernel, then the
-kernel's reports of trouble, both into the run's Tally.
+e2e, the reliability runs and the userspace path boot their guests the
+same way, with boot(): a built kernel (guest/kernel.py) and an initramfs
+holding the agent (guest/initramfs.py), the machine's kernel and QEMU
+arguments (qemu-configs/pc-acpi-hotplug.json: the serial console,
+panic=-1, -no-reboot), the run's and the variant's, and a wait for the
+agent; on the debug kernel, boot's own leaks are marked first. finish()
+ends a guest: a kmemleak scan on the debug kernel, then the kernel's
+reports of trouble, both into the run's Tally.
 """
 
 from __future__ import annotations
@@ -40,14 +42,24 @@ class Kernel:
 
 def boot(kernel: Kernel, run: str, params: list[str],
          qemu_args: list[str] | None = None, memory: int | None = None,
-         timeout: float = 180.0, out: Path = REL_OUT) -> Guest:
-    """Boot @kernel for @run (its console in @out/RUN-KERNEL/) and wait
-    for the agent."""
+         timeout: float = 180.0, out: Path = REL_OUT,
+         qmp_timeout: float | None = None, workdir: Path | None = None) -> Guest:
+    """Boot @kernel for @run and wait for the agent; a guest that does not
+    get that far is stopped.
+
+    Its console and QMP socket are in @workdir, by default @out/RUN-KERNEL/.
+    The kernel command line is the machine's, @params, then the variant's
+    arguments not among them; QEMU's arguments are the machine's, then
+    @qemu_args, the variant's and @memory. QEMU has @qmp_timeout (by
+    default @timeout) to open its QMP socket; the agent, and on the debug
+    kernel the kmemleak mark, have @timeout each.
+    """
     kernel_args, args = guest_kernel.variant_args(kernel.variant)
     args = [*(qemu_args or []), *args, *(["-m", str(memory)] if memory else [])]
-    guest = Guest(out / f"{run}-{kernel.name}", kernel.image, kernel.initrd,
+    guest = Guest(workdir or out / f"{run}-{kernel.name}", kernel.image, kernel.initrd,
                   params + [a for a in kernel_args if a not in params],
-                  extra_args=args, boot_timeout=timeout)
+                  extra_args=args,
+                  boot_timeout=timeout if qmp_timeout is None else qmp_timeout)
     try:
         guest.wait_ready(timeout)
         if kernel.variant:
