@@ -14,7 +14,7 @@ import threading
 import time
 import unittest
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from guest.qmp import QMP, QMPError, QMPTimeout
 
@@ -28,10 +28,20 @@ def event(name: str, **data: Any) -> dict[str, Any]:
 
 
 class FakeQEMU:
-    """One QMP connection served by a thread, with scripted answers."""
+    """One QMP connection served by a thread, with scripted answers.
 
-    def __init__(self, path: Path) -> None:
+    @guest, when given, is told of each command as it arrives, before
+    QEMU answers: what the guest does about it (a probe's console lines,
+    tests/test_hotplug.py). A device in @unreleased is one the guest never
+    ejects: device_del is answered, DEVICE_DELETED never comes.
+    """
+
+    def __init__(self, path: Path,
+                 guest: Callable[[str, dict[str, Any]], None] | None = None,
+                 unreleased: tuple[str, ...] = ()) -> None:
         self.received: list[dict[str, Any]] = []
+        self.guest = guest
+        self.unreleased = set(unreleased)
         self._server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self._server.bind(str(path))
         self._server.listen(1)
@@ -49,6 +59,8 @@ class FakeQEMU:
             for raw in f:
                 msg = json.loads(raw)
                 self.received.append(msg)
+                if self.guest is not None:
+                    self.guest(msg["execute"], msg.get("arguments", {}))
                 for out in self.answer(msg["execute"], msg.get("id"),
                                        msg.get("arguments", {})):
                     send(out)
@@ -64,6 +76,10 @@ class FakeQEMU:
             return [{"error": {"class": "GenericError",
                                "desc": "'nonesuch' is not a valid device model name"},
                      "id": cmd_id}]
+        if name == "device_add":
+            return [{"return": {}, "id": cmd_id}]
+        if name == "device_del" and args["id"] in self.unreleased:
+            return [{"return": {}, "id": cmd_id}]
         if name == "device_del":
             # QEMU's order on a quick unplug: the events, then the reply.
             return [event("DEVICE_DELETED", path=f"/machine/peripheral/{args['id']}/virtio-backend"),
