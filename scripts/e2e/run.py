@@ -7,14 +7,16 @@ Scenarios a-d hot-plug e1000 and e1000e, e-g the older drivers QEMU
 emulates (pcnet32, tulip, ne2k-pci); see e2e/scenarios.py.
 
 Boots the patched and the plain (unpatched) guest kernel with every
-parameter slot given distinct values, runs each scenario's device_add and
-device_del over QMP, and checks every probe against the reference model
-(model/model.py) through what the guest agent reads back with ethtool,
+parameter slot given distinct values (guest/session.py), runs each
+scenario's device_add and device_del over QMP (guest/hotplug.py), and
+checks every probe against the reference model (model/model.py,
+model/check.py) through what the guest agent reads back with ethtool,
 or, where that shows nothing, the driver's own messages or
 QEMU's trace of the NIC's registers (see model/model.py). A
 scenario passes on the patched kernel when no probe breaks the model and
 the kernel reports no trouble; the plain kernel must break it ("plain
-kernel caught"), or the test proves nothing ("plain kernel passes").
+kernel caught"), or the test proves nothing ("plain kernel passes", or
+a plain run that broke first): model/verdict.py's pair().
 Writes per-probe records to build/e2e/probes.json (probes-debug.json for
 --variant debug), the verdicts to build/results/ (see lib/results.py) and the
 plot of board number per hot-add cycle to build/e2e/board-numbers.png.
@@ -25,12 +27,11 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import time
 from dataclasses import asdict
 
 from e2e import plot
 from e2e.scenarios import Op, Scenario, scenarios
-from guest import agent, initramfs, kernel as guest_kernel, kmemleak
+from guest import agent, hotplug, initramfs, kernel as guest_kernel, kmemleak
 from guest.machine import Guest
 from guest.session import Kernel, boot, side_by_side
 from lib import results
@@ -53,6 +54,9 @@ TIMEOUT = 60.0
 # on the debug kernel, kmemleak's to mark what boot left).
 QMP_TIMEOUT = 60.0
 BOOT_TIMEOUT = 120.0
+# What ends the wait after a hot-add: the agent's line, or the driver core's
+# message for a probe that failed (its PCI address and error code).
+PROBED = hotplug.AGENT_ADD + r"|(\S+): probe with driver \S+ failed with error (-\d+)"
 # The kernel's own message at the end of a good probe, for the raw loop.
 RAW_DONE = {"e1000": r"Intel\(R\) PRO/1000 Network Connection",
             "e1000e": r"Intel\(R\) PRO/1000 Network Connection"}
@@ -69,31 +73,24 @@ def probe(guest: Guest, model: Model, op: Op, cycle: int) -> Probe:
     """Hot-add one NIC and check what it got against the model."""
     spec = DRIVERS[op.driver]
     expected = model.add(op.driver, op.device)
-    began = time.monotonic()
-    guest.qmp.command("device_add", driver=spec.device, id=op.device,
-                      bus=op.bus, addr=hex(op.addr))
-    lines, m = guest.collect_until(
-        r"NICWATCH add .*|(\S+): probe with driver \S+ failed with error (-\d+)",
-        TIMEOUT)
-    seconds = time.monotonic() - began
+    added = hotplug.add(guest, spec.device, op.device, PROBED, TIMEOUT,
+                        bus=op.bus, addr=hex(op.addr))
+    m = added.match
     if m.group(1):
         # The NIC is there but its probe failed (a bridge window too small
         # for its BARs): the driver took no number, so none is used up.
         model.forget(op.driver, op.device)
         return Probe(cycle, op.driver, op.device, m.group(1), -1, None, {}, {},
-                     False, seconds, failed=int(m.group(2)))
+                     False, added.seconds, failed=int(m.group(2)))
     return check(op.driver, op.device, expected, agent.parse_add(m.group(0)) or {},
-                 lines, cycle, seconds)
+                 added.lines, cycle, added.seconds)
 
 
 def unplug(guest: Guest, model: Model, op: Op) -> float:
-    began = time.monotonic()
-    guest.qmp.command("device_del", id=op.device)
-    guest.qmp.wait_event("DEVICE_DELETED", TIMEOUT,
-                         match=lambda ev: ev["data"].get("device") == op.device)
-    guest.wait_console(r"NICWATCH del ", TIMEOUT)
+    """Hot-remove one NIC, until the agent saw it go; the seconds it took."""
+    removed = hotplug.remove(guest, op.device, TIMEOUT)
     model.remove(op.driver, op.device)
-    return time.monotonic() - began
+    return removed.seconds
 
 
 def run(scenario: Scenario, kernel: Kernel) -> Tally:
@@ -144,15 +141,11 @@ def raw_loop(driver: str, kernel: Kernel, cycles: int = 20) -> float:
     adds, dels = [], []
     try:
         for _ in range(cycles):
-            began = time.monotonic()
-            guest.qmp.command("device_add", driver=DRIVERS[driver].device,
-                              id="raw", bus="pci.0", addr="0x3")
-            guest.wait_console(RAW_DONE[driver], TIMEOUT)
-            middle = time.monotonic()
-            guest.qmp.command("device_del", id="raw")
-            guest.qmp.wait_event("DEVICE_DELETED", TIMEOUT)
-            adds.append(middle - began)
-            dels.append(time.monotonic() - middle)
+            added = hotplug.add(guest, DRIVERS[driver].device, "raw", RAW_DONE[driver],
+                                TIMEOUT, bus="pci.0", addr="0x3")
+            removed = hotplug.remove(guest, "raw", TIMEOUT, gone=None, match_id=False)
+            adds.append(added.seconds)
+            dels.append(removed.seconds)
     finally:
         guest.stop()
     return statistics.mean(adds) + statistics.mean(dels)

@@ -16,7 +16,7 @@ import tempfile
 import time
 import unittest
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 from unittest import mock
 
 from guest import hotplug
@@ -35,38 +35,56 @@ DEL = "NICWATCH del ifindex=3 name=eth0"
 PROBED = AGENT_ADD + r"|(\S+): probe with driver \S+ failed with error (-\d+)"
 
 
+Script = Callable[[str, dict[str, Any]], list[str]]
+
+
+def qmp_guest(test: unittest.TestCase, says: dict[str, list[str]] | Script,
+              unreleased: tuple[str, ...] = ()) -> tuple[Guest, FakeQEMU]:
+    """A guest whose console says @says[COMMAND] (or @says(COMMAND, its
+    arguments)) when QEMU gets COMMAND, QEMU never releasing the devices
+    in @unreleased; and its QEMU. Cleaned up with @test."""
+    tmp = tempfile.TemporaryDirectory(prefix="hotplug-test-")
+    test.addCleanup(tmp.cleanup)
+    # Guest.__new__: the console and QMP of a Guest, without the QEMU
+    # process that Guest() would start; stop() has nothing to stop.
+    guest = Guest.__new__(Guest)
+    lines: queue.Queue[str] = queue.Queue()
+    guest._lines = lines
+    guest.console_log = Path(tmp.name) / "console.log"
+    guest.trouble = []
+    proc = mock.Mock()
+    proc.poll.return_value = None
+    guest.proc = proc
+    setattr(guest, "stop", lambda: None)
+
+    def console(name: str, args: dict[str, Any]) -> None:
+        for line in says(name, args) if callable(says) else says.get(name, []):
+            lines.put(line)
+
+    qemu = FakeQEMU(Path(tmp.name) / "qmp.sock", console, unreleased)
+    test.addCleanup(qemu.close)
+    guest.qmp = QMP(Path(tmp.name) / "qmp.sock", timeout=5)
+    test.addCleanup(guest.qmp.close)
+    return guest, qemu
+
+
+def sent(qemu: FakeQEMU, name: str) -> list[dict[str, Any]]:
+    """The arguments of every @name command @qemu got, in order."""
+    return [m.get("arguments", {}) for m in qemu.received if m["execute"] == name]
+
+
 class HotplugTest(unittest.TestCase):
     def start(self, says: dict[str, list[str]] | None = None,
               unreleased: tuple[str, ...] = ()) -> Guest:
-        """A guest whose console says @says[COMMAND] when QEMU gets
-        COMMAND (by default a probe on device_add, the del line on
-        device_del), QEMU never releasing the devices in @unreleased."""
-        script = {"device_add": PROBE, "device_del": [DEL]} if says is None else says
-        tmp = tempfile.TemporaryDirectory(prefix="hotplug-test-")
-        self.addCleanup(tmp.cleanup)
-        # Guest.__new__: the console and QMP of a Guest, without the QEMU
-        # process that Guest() would start.
-        guest = Guest.__new__(Guest)
-        lines: queue.Queue[str] = queue.Queue()
-        guest._lines = lines
-        guest.console_log = Path(tmp.name) / "console.log"
-        proc = mock.Mock()
-        proc.poll.return_value = None
-        guest.proc = proc
-
-        def console(name: str, args: dict[str, Any]) -> None:
-            for line in script.get(name, []):
-                lines.put(line)
-
-        self.qemu = FakeQEMU(Path(tmp.name) / "qmp.sock", console, unreleased)
-        self.addCleanup(self.qemu.close)
-        guest.qmp = QMP(Path(tmp.name) / "qmp.sock", timeout=5)
-        self.addCleanup(guest.qmp.close)
+        """qmp_guest(), by default a probe on device_add and the del line
+        on device_del."""
+        guest, self.qemu = qmp_guest(
+            self, {"device_add": PROBE, "device_del": [DEL]} if says is None else says,
+            unreleased)
         return guest
 
     def sent(self, name: str) -> list[dict[str, Any]]:
-        """The arguments of every @name command QEMU got, in order."""
-        return [m.get("arguments", {}) for m in self.qemu.received if m["execute"] == name]
+        return sent(self.qemu, name)
 
     def test_add_waits_for_the_probe(self) -> None:
         """device_add with the caller's arguments, in their order; then
