@@ -35,6 +35,7 @@ import argparse
 import re
 from dataclasses import dataclass
 
+from guest import hotplug
 from guest.machine import Guest
 from guest.session import Kernel, boot, finish, side_by_side
 from lib.common import main_guard
@@ -82,27 +83,26 @@ CASES1 = [
 CASES2 = [Case("cmdline 34 values, negative", "e1000", None,
                r"Invalid Receive Descriptors value specified \(-5\)", False,
                {"tx": 512, "rx": 256})]
+# What ends the wait after a hot-add: the agent's line, or a failed probe.
+PROBED = hotplug.AGENT_ADD + r"|probe with driver \S+ failed"
 # The kernel's own messages for the command-line cases, once per boot.
 BOOT_MESSAGES = {1: r"`abc' invalid for parameter `e1000\.RxDescriptors'",
                  2: r"can only take 33 arguments"}
 
 
-def hotplug(guest: Guest, driver: str, expected: Expected,
-            cycle: int) -> tuple[list[str], Probe]:
+def plug(guest: Guest, driver: str, expected: Expected,
+         cycle: int) -> tuple[list[str], Probe]:
     """Hot-add one NIC; check its number and values (model.check.check())."""
-    guest.qmp.command("device_add", driver=driver, id="nic", bus="pci.0", addr="0x3")
-    lines, _ = guest.collect_until(r"NICWATCH add |probe with driver \S+ failed", TIMEOUT)
-    got = records(lines)
+    added = hotplug.add(guest, driver, "nic", PROBED, TIMEOUT, bus="pci.0", addr="0x3")
+    got = records(added.lines)
     fields = got[-1][1] if got else {}
-    probe = check(driver, "nic", expected, fields, lines, cycle)
-    return lines, probe
+    probe = check(driver, "nic", expected, fields, added.lines, cycle)
+    return added.lines, probe
 
 
 def unplug(guest: Guest) -> None:
-    guest.qmp.command("device_del", id="nic")
-    guest.qmp.wait_event("DEVICE_DELETED", TIMEOUT,
-                         match=lambda ev: ev["data"].get("device") == "nic")
-    guest.wait_console(r"NICWATCH del ", TIMEOUT)
+    """Hot-remove the NIC, until the agent saw it go."""
+    hotplug.remove(guest, "nic", TIMEOUT)
 
 
 def run_case(guest: Guest, case: Case, boot_lines: list[str], tally: Tally) -> None:
@@ -123,7 +123,7 @@ def run_case(guest: Guest, case: Case, boot_lines: list[str], tally: Tally) -> N
         if rc != 0:
             tally.notes.append(f"{case.name}: modprobe failed ({rc})")
             return
-    first, probe = hotplug(guest, case.driver, Expected(0, dict(case.first), False),
+    first, probe = plug(guest, case.driver, Expected(0, dict(case.first), False),
                            cycle)
     tally.probes.append(probe)
     text = "\n".join(boot_lines + lines + first)
@@ -132,7 +132,7 @@ def run_case(guest: Guest, case: Case, boot_lines: list[str], tally: Tally) -> N
     unplug(guest)
     # Re-added: its number back, and defaults, as its slot was reset.
     defaults = dict(DRIVERS[case.driver].defaults)
-    _, probe = hotplug(guest, case.driver, Expected(0, defaults, False), cycle + 1)
+    _, probe = plug(guest, case.driver, Expected(0, defaults, False), cycle + 1)
     tally.probes.append(probe)
     unplug(guest)
 

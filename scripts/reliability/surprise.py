@@ -11,7 +11,8 @@ what each receives, which can only have come through the hub from the
 other NIC. Each cycle the host checks that frames flow both ways,
 device_dels one NIC (seeded choice) without stopping the traffic, waits
 for DEVICE_DELETED and the agent's "NICWATCH del" line, device_adds it
-again on the same slot and hub port, checks the probe against the
+again on the same slot and hub port (guest/hotplug.py; the traffic
+counters read what its waits read), checks the probe against the
 reference model (model/model.py: the number comes back, the lowest free
 one, and as its slot was reset on removal the board gets defaults), and
 checks that frames flow to and from the new interface. Any kernel
@@ -39,7 +40,7 @@ import statistics
 import time
 from dataclasses import dataclass, field
 
-from guest import agent, hubtraffic
+from guest import agent, hotplug, hubtraffic
 from guest.machine import Guest
 from guest.qmp import QMPError, QMPTimeout
 from guest.session import Kernel, boot, finish, side_by_side
@@ -124,27 +125,27 @@ class Console:
 
 
 def add(con: Console, model: Model, nic: Nic, cycle: int) -> tuple[Probe, int]:
-    """Hot-add @nic on its hub port; its probe checked, and its ifindex."""
-    began = time.monotonic()
-    con.guest.qmp.command("device_add", driver=DRIVERS[DRIVER].device,
-                          id=nic.device, bus="pci.0", addr=hex(nic.addr),
-                          netdev=nic.netdev)
-    lines, m = con.collect(r"NICWATCH add .*", TIMEOUT)
-    fields = agent.parse_add(m.group(0)) or {}
+    """Hot-add @nic on its hub port; its probe checked, and its ifindex.
+    The generator's reports among the lines read go to the counters."""
+    added = hotplug.add(con.guest, DRIVERS[DRIVER].device, nic.device, hotplug.AGENT_ADD,
+                        TIMEOUT, bus="pci.0", addr=hex(nic.addr), netdev=nic.netdev)
+    con.counters.feed(added.lines)
+    fields = agent.parse_add(added.match.group(0)) or {}
     if fields.get("bus") != nic.pci:
         # Not the board just added: the harness, not the kernel, is lost.
         raise Failure(f"agent reported {fields.get('bus')} after adding {nic.pci}")
-    probe = rel_common.check_add(model, DRIVER, nic.device, lines, fields, cycle)
-    probe.seconds = time.monotonic() - began
+    probe = rel_common.check_add(model, DRIVER, nic.device, added.lines, fields, cycle)
+    probe.seconds = added.seconds
     return probe, int(fields["ifindex"])
 
 
 def remove(con: Console, model: Model, nic: Nic, ifindex: int) -> None:
-    """device_del @nic with the traffic running, until it is gone."""
-    con.guest.qmp.command("device_del", id=nic.device)
-    con.guest.qmp.wait_event("DEVICE_DELETED", TIMEOUT,
-                             match=lambda ev: ev["data"].get("device") == nic.device)
-    con.collect(rf"NICWATCH del ifindex={ifindex} ", TIMEOUT)
+    """device_del @nic with the traffic running, until it is gone: its
+    DEVICE_DELETED, and the agent's del line of its interface. The
+    generator's reports read meanwhile go to the counters."""
+    removed = hotplug.remove(con.guest, nic.device, TIMEOUT,
+                             gone=rf"NICWATCH del ifindex={ifindex} ")
+    con.counters.feed(removed.lines)
     model.remove(DRIVER, nic.device)
 
 

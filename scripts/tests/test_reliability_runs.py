@@ -302,8 +302,9 @@ class LoopsTest(unittest.TestCase):
 
 class ParamsGuest:
     """A guest for params.run_case(): modprobe answers @modprobe, the
-    module is then loaded or not (@loaded), and each hot-add prints the
-    next of @adds (the kernel's lines, the agent's values)."""
+    module is then loaded or not (@loaded), each hot-add prints the next
+    of @adds (the kernel's lines, the agent's values), and each removal
+    the agent's del line."""
 
     def __init__(self, modprobe: tuple[list[str], int], loaded: bool,
                  adds: list[tuple[list[str], dict[str, int]]]) -> None:
@@ -321,6 +322,8 @@ class ParamsGuest:
                 f"bus=0000:00:03.0 tx={fields['tx']} rx={fields['rx']} "
                 f"rx_usecs={fields['rx_usecs']} autoneg=1 advertising=0x2f "
                 "speed=-1 duplex=255 up=0"]
+        elif name == "device_del":
+            self.pending = ["NICWATCH del ifindex=4 name=eth0"]
 
     def wait_event(self, name: str, timeout: float,
                    match: Callable[[dict[str, dict[str, str]]], bool]) -> None:
@@ -332,9 +335,6 @@ class ParamsGuest:
         if m is None:
             raise Failure(f"console: no line matching {pattern!r}")
         return lines, m
-
-    def wait_console(self, pattern: str, timeout: float) -> None:
-        pass
 
     def shell(self, command: str, timeout: float) -> tuple[list[str], int]:
         self.commands.append(command)
