@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
-"""userspace: the settings files docs/userspace.md shows are the ones the guest gets, and
-the readback of a real run (test_data/userspace-*.log) parses."""
+"""userspace: the settings files docs/userspace.md shows are the ones the guest gets,
+the readback of a real run (test_data/userspace-*.log) parses, and plug()
+and unplug() hot-plug as the run needs (guest/hotplug.py, on
+tests/test_qmp.py's FakeQEMU)."""
 
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ from unittest import mock
 from guest import initramfs, userland
 from guest.initramfs import Symlink
 from lib.common import REPO
+from tests.test_hotplug import qmp_guest, sent
 from userspace import readback, run
 
 DATA = Path(__file__).parent / "test_data"
@@ -101,6 +104,33 @@ class ReadbackRecorded(unittest.TestCase):
                               "NICRB ethtool-c netlink error: Operation not supported"])
         self.assertEqual(got.errors, ["udevadm settle: 1"])
         self.assertNotIn("rx_usecs", got.fields)
+
+
+class PlugTest(unittest.TestCase):
+    """plug() and unplug() on a guest whose QMP is FakeQEMU and whose
+    shell answers nic-readback with a recorded read-back."""
+
+    def test_plug_reads_back_and_unplug_waits_for_the_release(self) -> None:
+        guest, qemu = qmp_guest(self, {"device_del": ["NICWATCH del ifindex=5 name=enp0s4"]})
+        commands: list[str] = []
+        recorded = (DATA / "userspace-link-replugged.log").read_text().splitlines()
+
+        def shell(command: str, timeout: float) -> tuple[list[str], int]:
+            commands.append(command)
+            return recorded, 0
+
+        setattr(guest, "shell", shell)
+        self.assertEqual(run.plug(guest, run.REPLUGGED, 4, run.LINK), [])
+        self.assertEqual(commands, ["nic-readback 0000:00:04.0"])
+        self.assertEqual(sent(qemu, "device_add"), [{
+            "driver": "e1000", "id": "replugged", "mac": "52:54:00:00:00:0b",
+            "bus": "pci.0", "addr": "0x4"}])
+        self.assertEqual(list(sent(qemu, "device_add")[0]),
+                         ["driver", "id", "mac", "bus", "addr"])
+        run.unplug(guest, run.REPLUGGED)
+        self.assertEqual(sent(qemu, "device_del"), [{"id": "replugged"}])
+        # DEVICE_DELETED is all it waits for: the agent's line is unread.
+        self.assertEqual(guest.drain(), ["NICWATCH del ifindex=5 name=enp0s4"])
 
 
 class UserlandTest(unittest.TestCase):

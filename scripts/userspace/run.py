@@ -39,7 +39,7 @@ import argparse
 from dataclasses import dataclass
 from pathlib import Path
 
-from guest import agent, initramfs, kernel as guest_kernel, userland
+from guest import agent, hotplug, initramfs, kernel as guest_kernel, userland
 from guest.machine import Guest
 from guest.session import Kernel, boot, finish, side_by_side
 from lib import results
@@ -120,8 +120,9 @@ def plug(guest: Guest, nic: Nic, slot: int, variant: Variant | None) -> list[str
     @variant's files set ("field=read (want value)"); with None (a
     control), the .link file wanted is Debian's default."""
     pci = f"0000:00:{slot:02x}.0"
-    guest.qmp.command("device_add", driver=nic.model, id=nic.device_id,
-                      mac=nic.mac, bus="pci.0", addr=hex(slot))
+    # No console wait: nic-readback waits for udev to finish with the NIC.
+    hotplug.device_add(guest, nic.model, nic.device_id, mac=nic.mac, bus="pci.0",
+                       addr=hex(slot))
     lines, rc = guest.shell(f"nic-readback {pci}", TIMEOUT)
     got = readback.parse(lines)
     if rc != 0 or got.errors:
@@ -134,9 +135,8 @@ def plug(guest: Guest, nic: Nic, slot: int, variant: Variant | None) -> list[str
 
 
 def unplug(guest: Guest, nic: Nic) -> None:
-    guest.qmp.command("device_del", id=nic.device_id)
-    guest.qmp.wait_event("DEVICE_DELETED", TIMEOUT,
-                         match=lambda ev: ev["data"].get("device") == nic.device_id)
+    """Hot-remove @nic, until QEMU says the guest released it."""
+    hotplug.remove(guest, nic.device_id, TIMEOUT, gone=None)
 
 
 def steps(replugs: int) -> list[tuple[Nic, int]]:
