@@ -1,4 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
-"""The reference model of board numbers and the check of one probe
-against it: what e2e, the reliability runs and their tests judge a kernel
-by, apart from how any of them drives a guest."""
+"""What a kernel is judged by, apart from how any run drives a guest: the
+reference model of board numbers (model.py), the check of one probe
+against it (check.py), and a run's tally with the verdict on the patched
+kernel and its plain-kernel control (verdict.py). e2e, the reliability
+runs, the userspace path and the harness's tests share them."""
