@@ -17,9 +17,9 @@ scenario passes on the patched kernel when no probe breaks the model and
 the kernel reports no trouble; the plain kernel must break it ("plain
 kernel caught"), or the test proves nothing ("plain kernel passes", or
 a plain run that broke first): model/verdict.py's pair().
-Writes per-probe records to build/e2e/probes.json (probes-debug.json for
---variant debug), the verdicts to build/results/ (see lib/results.py) and the
-plot of board number per hot-add cycle to build/e2e/board-numbers.png.
+Writes per-probe records to build/BASE/e2e/probes.json (probes-debug.json for
+--variant debug), the verdicts to build/BASE/results/ (see lib/results.py) and the
+plot of board number per hot-add cycle to build/BASE/e2e/board-numbers.png.
 """
 
 from __future__ import annotations
@@ -102,7 +102,7 @@ def run(scenario: Scenario, kernel: Kernel) -> Tally:
     qemu_args = list(scenario.qemu_args)
     for driver in sorted({op.driver for op in scenario.ops}):
         qemu_args += DRIVERS[driver].qemu_args
-    # The console in build/e2e/SCENARIO-FLAVOUR/, the debug kernel's too.
+    # The console in build/BASE/e2e/SCENARIO-FLAVOUR/, the debug kernel's too.
     guest = boot(kernel, scenario.name, cmdline(), qemu_args, timeout=BOOT_TIMEOUT,
                  qmp_timeout=QMP_TIMEOUT, workdir=OUT / f"{scenario.name}-{flavour}")
     model = Model()

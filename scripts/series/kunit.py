@@ -5,7 +5,7 @@
 
 Uses the top-level .kunitconfig and kunit/BASE.kunitconfig if the base
 (KERNEL=) has one, plus kunit/NAME.kunitconfig for a
-variant. kunit.py keeps its build directory in build/kunit[-NAME] (so the
+variant. kunit.py keeps its build directory in build/BASE/kunit[-NAME] (so the
 next run is incremental) and writes its --json results next to it; this
 script prints one line per case and returns non-zero unless every case
 passed and at least one ran.

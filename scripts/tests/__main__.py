@@ -5,7 +5,7 @@
 
 Discovers test_*.py beside this file with unittest, prints "harness:
 PASS|FAIL name" per test and "harness: N passed, M failed", and saves
-the cases as the stage "harness" in build/results/ (lib/results.py). A
+the cases as the stage "harness" in build/BASE/results/ (lib/results.py). A
 skipped test counts as failed, with the reason: the harness has no
 optional tests.
 """
