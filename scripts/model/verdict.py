@@ -85,13 +85,16 @@ def pair(name: str, patched: Tally, plain: Tally | None, detail: str,
          extra_ok: bool = True, figures: str | None = None) -> list[Verdict]:
     """The patched run's verdict and, with @plain, the negative control's.
 
-    The patched run passes when it probed, nothing broke the model and
-    @extra_ok (the run's own checks) holds; its detail is then @detail,
+    The patched run passes when it probed, nothing broke the model,
+    nothing went wrong on the way (no note: kernel trouble, a guest that
+    stopped, a read-back missing) and @extra_ok (the run's own checks)
+    holds; its detail is then @detail,
     else what went wrong. @figures, what the run measured, follow either
     way; by default what kmemleak's scans found (kmemleak_figures()). The
     row is "NAME debug" when kmemleak scans ran, "NAME patched" otherwise.
     """
-    ok = bool(patched.probes) and not patched.first() and extra_ok
+    ok = (bool(patched.probes) and not patched.first() and not patched.notes
+          and extra_ok)
     why = detail if ok else (patched.first() or "; ".join(patched.notes)
                              or "no probe ran")
     figures = kmemleak_figures(patched) if figures is None else figures

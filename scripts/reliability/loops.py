@@ -176,7 +176,7 @@ def run(kernels_: dict[str, Kernel] | None = None, binds: int | None = None,
     detail = (f"{n_binds} unbind/bind cycles in {times.get('bind', 0):.0f}s, "
               f"{n_rescans} remove/rescan cycles in {times.get('rescan', 0):.0f}s, "
               f"{len(patched.probes)} binds checked")
-    return pair("loops", patched, plain, detail, extra_ok=not patched.notes)
+    return pair("loops", patched, plain, detail)
 
 
 def main() -> int:

@@ -71,11 +71,17 @@ class PairTest(unittest.TestCase):
         self.assertEqual(rows[0], ("loops patched", False, "no probe ran"))
 
     def test_notes_fail_the_patched_kernel(self) -> None:
-        """A run's own check (@extra_ok) failing fails the patched row,
-        with the notes as the detail."""
+        """A patched run that went wrong on the way (a note) fails, with
+        the notes as the detail, though no probe broke the model."""
         rows = pair("bad-params", tally(notes=["boot 1: no message /x/"]),
-                           tally(violations={1: CAUGHT}), "detail", extra_ok=False)
+                    tally(violations={1: CAUGHT}), "detail")
         self.assertEqual(rows[0], ("bad-params patched", False, "boot 1: no message /x/"))
+
+    def test_extra_check_fails_the_patched_kernel(self) -> None:
+        """A run's own check (@extra_ok) failing fails the patched row."""
+        rows = pair("faults-e1000", tally(), tally(violations={1: CAUGHT}), "detail",
+                    extra_ok=False)
+        self.assertFalse(rows[0][1])
 
     def test_debug_kernel_row(self) -> None:
         """On the debug kernel (kmemleak scans ran) the row is named debug,
