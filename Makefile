@@ -71,19 +71,19 @@ harness:
 	@$(BOOT) $(PY) lib.deps harness callsites && $(PY) tests
 
 kunit: tree
-	@$(PY) lib.deps build kunit && $(PY) series.kunit
+	@$(PY) lib.deps build kunit && $(PY) checks.kunit
 
 checkpatch: tree
-	@$(PY) lib.deps checkpatch && $(PY) series.checkpatch
+	@$(PY) lib.deps checkpatch && $(PY) checks.checkpatch
 
 patchwork: tree
-	@$(PY) series.patchwork
+	@$(PY) checks.patchwork
 
 callsites: tree
-	@$(PY) lib.deps callsites && $(PY) series.callsites
+	@$(PY) lib.deps callsites && $(PY) checks.callsites
 
 bisect: tree
-	@$(PY) lib.deps build bisect && $(PY) series.bisect
+	@$(PY) lib.deps build bisect && $(PY) checks.bisect
 
 e2e: tree
 	@$(PY) lib.deps build e2e && $(PY) e2e.run
@@ -106,10 +106,10 @@ kernel-named:
 	@test -n "$(KERNEL)" || { echo "error: name the base: KERNEL=7.3 (the sets sent upstream) or KERNEL=6.12 (the backport)" >&2; exit 1; }
 
 cover-letter: kernel-named tree
-	@$(PY) series.cover_letter
+	@$(PY) mail.cover_letter
 
 send-prep: kernel-named tree
-	@$(PY) lib.deps send && $(PY) series.send_prep
+	@$(PY) lib.deps send && $(PY) mail.send_prep
 
 clean:
 	rm -rf build

@@ -16,7 +16,7 @@ every base it runs on (ONLY), and counts its cases:
                patch: set length, subject prefix, Fixes:, Signed-off-by:
   callsites    Coccinelle: in every converted driver, the board number
                devm_board_number_get() gave is the one each lookup and
-               the release in remove() use (series/callsites.cocci)
+               the release in remove() use (checks/callsites.cocci)
   kunit        every KUnit case of the series, kunit.py on QEMU x86_64
   bisect       each prefix of the series builds with gcc and clang, with
                no new W=1, sparse or kernel-doc warning
@@ -138,10 +138,10 @@ STAGES = [
           {"check": ("--flavour", "patched,plain"),
            "full": ("--flavour", "patched,plain"),
            "debug": ("--flavour", "patched", "--variant", "debug")}),
-    Stage("checkpatch", "series.checkpatch", {"check": (), "full": ()}),
-    Stage("patchwork", "series.patchwork", {"check": (), "full": ()}),
-    Stage("callsites", "series.callsites", {"check": (), "full": ()}),
-    Stage("kunit", "series.kunit", {"check": (), "full": ()}),
+    Stage("checkpatch", "checks.checkpatch", {"check": (), "full": ()}),
+    Stage("patchwork", "checks.patchwork", {"check": (), "full": ()}),
+    Stage("callsites", "checks.callsites", {"check": (), "full": ()}),
+    Stage("kunit", "checks.kunit", {"check": (), "full": ()}),
     Stage("reliability", "reliability.run", {"check": ("--short",), "full": ()},
           after=GUESTS, only=UPSTREAM, why_only=ONE_BASE),
     Stage("e2e", "e2e.run",
@@ -149,7 +149,7 @@ STAGES = [
           after=GUESTS),
     Stage("userspace", "userspace.run", {"check": (), "full": ()},
           after=GUESTS, only=UPSTREAM, why_only=ONE_BASE),
-    Stage("bisect", "series.bisect", {"check": (), "full": ()},
+    Stage("bisect", "checks.bisect", {"check": (), "full": ()},
           backport={"check": ("--whole",)},
           why_backport=f"make check builds the whole series on the "
           f"backport base, each prefix on {UPSTREAM} (where the sets are "
@@ -161,7 +161,7 @@ STAGES = [
           "budget leaves", only=UPSTREAM,
           why_only=f"on {UPSTREAM} only: each mutant is a rule of the "
           "contract broken in the shared code, the same on both bases"),
-    Stage("kunit-debug", "series.kunit", {"full": ("--variant", "debug")},
+    Stage("kunit-debug", "checks.kunit", {"full": ("--variant", "debug")},
           skip="make check-full only: its cold build alone (KASAN, lockdep) "
           "takes a large part of make check's cold budget"),
     Stage("soak-debug", "e2e.run",

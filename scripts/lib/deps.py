@@ -36,7 +36,7 @@ GROUPS: dict[str, list[str]] = {
     # Debian 13's clang in a root debootstrap makes (lib/toolroot.py).
     "bisect": ["sparse", "debootstrap"],
     # Coccinelle's spatch checks the converted drivers' call sites
-    # (series/callsites.cocci). Its Python rules load libpython3.11.so by
+    # (checks/callsites.cocci). Its Python rules load libpython3.11.so by
     # that unversioned name, which only the -dev package installs (a
     # minimal root without it: "Py.find_library: unable to find the
     # Python library").

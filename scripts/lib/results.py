@@ -3,7 +3,7 @@
 
 Every test stage saves its rows (name, passed, detail) to
 build/BASE/results/<stage>.json, stamped with the series commit it tested
-and that commit's tree, so that scripts/series/cover_letter.py reports what was
+and that commit's tree, so that scripts/mail/cover_letter.py reports what was
 measured on this series and refuses results from another version of it.
 """
 

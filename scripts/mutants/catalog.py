@@ -120,7 +120,7 @@ GUESTS = [
 BATCHES: list[list[Mutant]] = SHARED + GUESTS
 
 # Every converted driver's call sites, two mutants each, found in the tree
-# (callsite_mutants()): the static check (series/callsites.cocci) catches
+# (callsite_mutants()): the static check (checks/callsites.cocci) catches
 # them, as it must for the drivers no guest runs.
 # A lookup up to the argument after the number, which tells lookups of
 # one slot apart.

@@ -12,7 +12,7 @@ when their suite has a failing case; e2e mutants when their scenario's
 patched run breaks the model (or the kernel reports trouble); fault
 injection mutants when faults-DRIVER fails; the call-site mutants of every
 converted driver (two each, found in the tree) when the static check
-(series/callsites.cocci) reports its directory. A batch that does not build,
+(checks/callsites.cocci) reports its directory. A batch that does not build,
 or a catcher that does not run, is an error, not a catch. Prints one line
 per mutant and "mutants: N caught, M survived"; fails on a survivor.
 """
@@ -24,11 +24,11 @@ import json
 import time
 from pathlib import Path
 
+from checks import callsites
+from checks.kunit import cases
 from lib import results
 from lib.common import BUILD, SCRIPTS, TREE, Failure, log, main_guard, run
 from mutants.catalog import BATCHES, Mutant, apply, callsite_mutants
-from series import callsites
-from series.kunit import cases
 
 HOME = BUILD / "mutants"
 COPY = HOME / "linux"
@@ -77,7 +77,7 @@ def judge(batch: list[Mutant]) -> list[tuple[Mutant, bool, str]]:
     kinds = {m.kind for m in batch}
     if "kunit" in kinds:
         (HOME / "kunit-results.json").unlink(missing_ok=True)
-        stage("series.kunit")
+        stage("checks.kunit")
         suites = red_suites(HOME / "kunit-results.json")
         for m in batch:
             red = m.target in suites

@@ -1,3 +1,4 @@
 # SPDX-License-Identifier: GPL-2.0
-"""The series: the kernel tree it applies to, and the checks on the patches
-themselves (checkpatch, every prefix built, KUnit, the cover letter)."""
+"""The series' kernel tree: build/BASE/linux made from the packaged source
+with patches/BASE/ applied (make tree), and its commits written back to
+patches/BASE/ (make export)."""

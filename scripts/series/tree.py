@@ -261,7 +261,7 @@ def split_cover(text: str) -> tuple[str, str, str, str]:
 
 def cover_text(path: Path) -> tuple[str, str, str]:
     """Subject, blurb and To:/Cc: headers of the cover letter at @path, to
-    carry over (scripts/series/cover_letter.py writes the last two)."""
+    carry over (scripts/mail/cover_letter.py writes the last two)."""
     if not path.exists():
         return "*** SUBJECT HERE ***", "*** BLURB HERE ***", ""
     head, recipients, blurb, _ = split_cover(path.read_text())

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""The bisection's warning delta (series.bisect): warnings() keys build
+"""The bisection's warning delta (checks.bisect): warnings() keys build
 output without line numbers, and `found - seen` is what a prefix adds;
 touched() picks the targets a patch can break.
 
@@ -20,7 +20,7 @@ import tempfile
 import unittest
 from pathlib import Path
 
-from series import bisect
+from checks import bisect
 
 DATA = Path(__file__).parent / "test_data"
 TULIP = ("drivers/net/ethernet/dec/tulip/tulip_core.c: warning: variable "

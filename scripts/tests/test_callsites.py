@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""The call-site check (series.callsites and callsites.cocci): what it
+"""The call-site check (checks.callsites and callsites.cocci): what it
 reads of spatch's output, and the rule itself on a small driver written
 for the test, right and broken (where Debian's coccinelle is installed)."""
 
@@ -12,7 +12,7 @@ import unittest
 from pathlib import Path
 from unittest import mock
 
-from series import callsites
+from checks import callsites
 
 DRIVER = """\
 #include <linux/device/board_numbers.h>

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""The checkpatch acceptance rules (series.checkpatch): which findings do
+"""The checkpatch acceptance rules (checks.checkpatch): which findings do
 not fail a patch. No kernel tree: in_base() is replaced by a stub, or run
 on a small git repository made for the test."""
 
@@ -11,7 +11,7 @@ import unittest
 from pathlib import Path
 from unittest import mock
 
-from series import checkpatch
+from checks import checkpatch
 
 DATA = Path(__file__).parent / "test_data"
 # checkpatch.pl --strict --show-types output lines, as in scripts/checkpatch.pl.

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 """The figures a cover letter takes from the last run
-(series.cover_letter.figure_fields(), lib.results.load()): refused when
+(mail.cover_letter.figure_fields(), lib.results.load()): refused when
 they are make check's short forms of the e2e and reliability runs, of
 another version of the series, or of a failing run. Records and the
 series tree (a small git repository with a branch series) are made
@@ -15,7 +15,7 @@ from unittest import mock
 
 from lib import results
 from lib.common import Failure
-from series import cover_letter
+from mail import cover_letter
 from tests import fakes
 
 E2E = [("a patched", True, "100 probes"), ("a plain", True, "caught at cycle 2")]

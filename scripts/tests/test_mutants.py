@@ -12,6 +12,7 @@ import unittest
 from pathlib import Path
 from unittest import mock
 
+from checks import callsites
 from lib import results
 from lib.common import Failure
 from mutants import run as mutants_run
@@ -19,7 +20,6 @@ from mutants.catalog import (
     BATCHES, CatalogError, Mutant, apply, callsite_mutants, check_batches
 )
 from mutants.run import red_suites
-from series import callsites
 
 
 def mutant(name: str = "m", path: str = "drivers/x.c", old: str = "a < b",

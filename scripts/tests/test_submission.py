@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
-"""The submission path: lib.sets reading a series as sets, series.patchwork's
-per-patch checks, series.cover_letter's per-base templates, and
-series.send_prep's sender and rewrite, on small inputs written here and
+"""The submission path: lib.sets reading a series as sets, checks.patchwork's
+per-patch checks, mail.cover_letter's per-base templates, and
+mail.send_prep's sender and rewrite, on small inputs written here and
 on test_data/cover-letter.patch."""
 
 from __future__ import annotations
@@ -11,9 +11,10 @@ import unittest
 from pathlib import Path
 from unittest import mock
 
+from checks import patchwork
 from lib import sets
 from lib.common import Failure
-from series import cover_letter, patchwork, send_prep
+from mail import cover_letter, send_prep
 
 DATA = Path(__file__).parent / "test_data"
 SERIES = """# preamble

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """Write each set's cover letter from its template and the last run.
 
-  python3 -m series.cover_letter        (KERNEL= picks the base)
+  python3 -m mail.cover_letter        (KERNEL= picks the base)
 
 Each submission set (lib/sets.py) has a template,
 docs/cover-letters/DIR.txt: a "Subject:" line (the subject without its

@@ -8,7 +8,7 @@
 // Facts are collected per match and judged in the finalize rule, over
 // all the files of one driver given to one spatch run, in an order where
 // the files that define the driver's wrappers of devm_board_number_get()
-// and its calls of board_slot_release() come first. series/callsites.py
+// and its calls of board_slot_release() come first. checks/callsites.py
 // runs it; it prints one "callsites:" line per problem and none when the
 // driver is right.
 //

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """Check every converted driver's call sites of board numbers, statically.
 
-  python3 -m series.callsites [--tree DIR]    (KERNEL= picks the base)
+  python3 -m checks.callsites [--tree DIR]    (KERNEL= picks the base)
 
 A driver converted to board numbers (drivers/base/board_numbers.c) must
 pass the number devm_board_number_get() gave it, and no other, to each

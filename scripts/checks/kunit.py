@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """Run the series' KUnit suites with the tree's own kunit.py on QEMU x86_64.
 
-  series/kunit.py [--variant NAME]
+  checks/kunit.py [--variant NAME]
 
 Uses the top-level .kunitconfig and kunit/BASE.kunitconfig if the base
 (KERNEL=) has one, plus kunit/NAME.kunitconfig for a
@@ -54,7 +54,7 @@ def kunit(variant: str | None) -> tuple[int, int]:
     cmd += [f"--kunitconfig={c}" for c in configs]
     log(f"kunit.py run ({', '.join(str(c.relative_to(REPO)) for c in configs)})")
     # QEMU under TCG only (tcg/qemu-system-x86_64 says why).
-    path = f"{SCRIPTS / 'series' / 'tcg'}:{os.environ['PATH']}"
+    path = f"{SCRIPTS / 'checks' / 'tcg'}:{os.environ['PATH']}"
     proc = run(cmd, cwd=TREE, check=False, env={"PATH": path})
     if not json_report.is_file():
         raise Failure(f"kunit.py wrote no results (exit {proc.returncode}); "

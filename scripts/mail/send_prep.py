@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """Turn the sets in patches/BASE/ into mail from a real person.
 
-  python3 -m series.send_prep        (make send-prep; KERNEL= picks the base)
+  python3 -m mail.send_prep        (make send-prep; KERNEL= picks the base)
 
 The patches in the repository carry the project's placeholder identity,
 which is not a person: the DCO needs the sign-off of whoever sends them.

@@ -17,7 +17,7 @@ builds of every prefix are the checkpatch and bisect stages. A patch of
 a fixes set without a Fixes: tag passes with a warning, as patchwork
 warns; the cover letter names the tag still to be found.
 
-  python3 -m series.patchwork       (KERNEL= picks the base)
+  python3 -m checks.patchwork       (KERNEL= picks the base)
 """
 
 from __future__ import annotations
