@@ -49,17 +49,17 @@ help:
 
 
 check:
-	@$(BOOT) $(PY) gate.run --tier check $(BASES)
+	@$(BOOT) $(PY) gate.gate --tier check $(BASES)
 
 check-full:
-	@$(BOOT) $(PY) gate.run --tier full $(BASES)
+	@$(BOOT) $(PY) gate.gate --tier full $(BASES)
 
 check-debug:
-	@$(BOOT) $(PY) gate.run --tier debug $(BASES)
+	@$(BOOT) $(PY) gate.gate --tier debug $(BASES)
 
 demo:
 	@$(BOOT) $(PY) lib.deps tree build e2e && $(PY) series.tree prepare \
-		&& $(PY) e2e.run --scenarios a
+		&& $(PY) e2e.runner --scenarios a
 
 tree:
 	@$(BOOT) $(PY) lib.deps tree && $(PY) series.tree prepare $(if $(FORCE),--force)
@@ -86,16 +86,16 @@ bisect: tree
 	@$(PY) lib.deps build bisect && $(PY) checks.bisect
 
 e2e: tree
-	@$(PY) lib.deps build e2e && $(PY) e2e.run
+	@$(PY) lib.deps build e2e && $(PY) e2e.runner
 
 userspace: tree
-	@$(PY) lib.deps build e2e userspace && $(PY) userspace.run
+	@$(PY) lib.deps build e2e userspace && $(PY) userspace.udev
 
 reliability: tree
-	@$(PY) lib.deps build e2e && $(PY) reliability.run
+	@$(PY) lib.deps build e2e && $(PY) reliability.runs
 
 mutants: tree
-	@$(PY) lib.deps build kunit e2e callsites && $(PY) mutants.run
+	@$(PY) lib.deps build kunit e2e callsites && $(PY) mutants.mutate
 
 figures:
 	@$(BOOT) $(PY) gate.figures

@@ -81,7 +81,7 @@ def remove(guest: Guest, device_id: str, timeout: float, gone: str | None = AGEN
     within @timeout.
 
     Without @match_id any DEVICE_DELETED will do, as the raw loop of
-    e2e/run.py has always taken it (its one device has no children, so
+    e2e/runner.py has always taken it (its one device has no children, so
     the first is its own).
     """
     began = time.monotonic()

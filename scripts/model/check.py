@@ -5,7 +5,7 @@ check() takes what the host saw of one probe (the agent's "NICWATCH add"
 fields and the console lines up to them) and what the model expects,
 reads the board number from the driver's own messages where they show
 it, or from the values the NIC reports, and names the first violation.
-The hot-plug scenarios (e2e/run.py), the reliability runs
+The hot-plug scenarios (e2e/runner.py), the reliability runs
 (reliability/*.py) and the harness's tests share it.
 """
 

@@ -6,7 +6,7 @@ control) with the e2e boot parameters (every slot given distinct values,
 see model/model.py), drives the failure paths it is about, and checks every
 probe against the reference model with model.check.check(). A run returns
 its verdicts, model.verdict.pair()'s (name, passed, detail) rows, printed
-by reliability/run.py.
+by reliability/runs.py.
 """
 
 from __future__ import annotations

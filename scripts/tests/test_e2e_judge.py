@@ -1,12 +1,12 @@
 # SPDX-License-Identifier: GPL-2.0
-"""e2e.run.judge(): the patched verdict and the plain-kernel control,
+"""e2e.runner.judge(): the patched verdict and the plain-kernel control,
 through model.verdict.pair(), with e2e's figures."""
 
 from __future__ import annotations
 
 import unittest
 
-from e2e.run import judge
+from e2e.runner import judge
 from model.check import Probe
 from model.verdict import Tally
 
@@ -22,7 +22,7 @@ def probe(cycle: int, violation: str = "") -> Probe:
 def result(violations: dict[int, str] | None = None,
            trouble: list[str] | None = None, cycles: int = 3) -> Tally:
     """A run of scenario a: @cycles probes, some with violations, and the
-    kernel's @trouble as e2e.run.run() notes it."""
+    kernel's @trouble as e2e.runner.run() notes it."""
     violations = violations or {}
     tally = Tally(probes=[probe(c, violations.get(c, "")) for c in range(1, cycles + 1)],
                   removals=[0.25] * cycles)

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""e2e.run's hot-plug, through guest/hotplug.py and guest.session.boot():
+"""e2e.runner's hot-plug, through guest/hotplug.py and guest.session.boot():
 probe(), unplug(), a scenario's run() and the raw loop, on a guest whose
 QMP is tests/test_qmp.py's FakeQEMU and whose console a kernel stand-in
 (tests.fakes.Boards) writes as each device_add and device_del arrives.
@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 from unittest import mock
 
-from e2e import run as e2e_run
+from e2e import runner as e2e_run
 from e2e.scenarios import Op, scenarios
 from guest.machine import Guest
 from guest.session import Kernel

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""gate.run.Gate.verdict(): a stage's cases come from the record it saved
+"""gate.gate.Gate.verdict(): a stage's cases come from the record it saved
 in this run; a stage that exits non-zero with no failing case, or saves
 no record, gets a failing case that says so, so that the gate cannot
 count a broken stage as passed. Records are written here, in a build
@@ -13,10 +13,11 @@ import unittest
 from pathlib import Path
 from unittest import mock
 
-from gate import ktap, run
+from gate import gate as gate_run
+from gate import ktap
 from tests import fakes
 
-STAGES = {stage.name: stage for stage in run.STAGES}
+STAGES = {stage.name: stage for stage in gate_run.STAGES}
 SERIES = ("a" * 40, "b" * 40)
 PASSING = [("a patched", True, "20 probes"), ("a plain", True, "caught")]
 
@@ -26,10 +27,10 @@ class VerdictTest(unittest.TestCase):
         tmp = tempfile.TemporaryDirectory()
         self.addCleanup(tmp.cleanup)
         self.root = Path(tmp.name)
-        patcher = mock.patch.object(run, "BUILD_ROOT", self.root)
+        patcher = mock.patch.object(gate_run, "BUILD_ROOT", self.root)
         patcher.start()
         self.addCleanup(patcher.stop)
-        self.gate = run.Gate("check", ["7.3"])
+        self.gate = gate_run.Gate("check", ["7.3"])
 
     def save(self, name: str, rows: list[tuple[str, bool, str]], base: str = "7.3",
              fresh: bool = True) -> Path:
@@ -43,7 +44,7 @@ class VerdictTest(unittest.TestCase):
         return path
 
     def verdict(self, stage: str, code: int, base: str = "7.3") -> ktap.StageVerdict:
-        job = run.Job(STAGES[stage] if stage != "harness" else run.HARNESS, base)
+        job = gate_run.Job(STAGES[stage] if stage != "harness" else gate_run.HARNESS, base)
         return self.gate.verdict(job, code, self.root / (base or "gate") / "logs")
 
     def test_clean_stage_counts_its_cases(self) -> None:
@@ -112,8 +113,8 @@ class VerdictTest(unittest.TestCase):
     def test_guest_kernels_are_one_build_case(self) -> None:
         """The guest kernels save no record: one case, the build, from the
         exit status alone."""
-        self.assertEqual(self.verdict(run.GUESTS, 0).rows, [("build", True, "built")])
-        rows = self.verdict(run.GUESTS, 2).rows
+        self.assertEqual(self.verdict(gate_run.GUESTS, 0).rows, [("build", True, "built")])
+        rows = self.verdict(gate_run.GUESTS, 2).rows
         self.assertEqual([(n, ok) for n, ok, _ in rows], [("build", False)])
         self.assertIn("exit 2", rows[0][2])
 

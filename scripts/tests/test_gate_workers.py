@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""The gate's two workers (gate.run.Gate.worker): every stage runs once,
+"""The gate's two workers (gate.gate.Gate.worker): every stage runs once,
 two at a time, a guest run only after the guest kernels, and a stage
 that breaks does not stop the others."""
 
@@ -9,10 +9,11 @@ import threading
 import time
 import unittest
 
-from gate import ktap, run
+from gate import gate as gate_run
+from gate import ktap
 
 
-class FakeStages(run.Gate):
+class FakeStages(gate_run.Gate):
     """A gate whose stages only note when they start and end, after a
     sleep (the guest kernels' longer); the stage @broken raises."""
 
@@ -22,18 +23,18 @@ class FakeStages(run.Gate):
         self.events: list[tuple[str, str, float]] = []
         self.lock = threading.Lock()
 
-    def run_stage(self, job: run.Job) -> run.Outcome:
+    def run_stage(self, job: gate_run.Job) -> gate_run.Outcome:
         with self.lock:
             self.events.append(("start", job.key, time.monotonic()))
-        time.sleep(0.02 if job.stage.name != run.GUESTS else 0.1)
+        time.sleep(0.02 if job.stage.name != gate_run.GUESTS else 0.1)
         if job.key == self.broken:
             raise RuntimeError("broken on purpose")
         with self.lock:
             self.events.append(("end", job.key, time.monotonic()))
-        return run.Outcome(job, verdict=ktap.StageVerdict(job.key))
+        return gate_run.Outcome(job, verdict=ktap.StageVerdict(job.key))
 
 
-class QuietGate(run.Gate):
+class QuietGate(gate_run.Gate):
     """A gate that says nothing."""
 
     def say(self, line: str) -> None:
@@ -42,10 +43,10 @@ class QuietGate(run.Gate):
 
 class WorkersTest(unittest.TestCase):
     def schedule(self, broken: str = "") -> tuple[list[tuple[str, str, float]],
-                                                   dict[str, run.Outcome]]:
+                                                   dict[str, gate_run.Outcome]]:
         gate = FakeStages(broken)
-        todo = run.jobs("check", ["6.12", "7.3"])
-        finished: dict[str, run.Outcome] = {}
+        todo = gate_run.jobs("check", ["6.12", "7.3"])
+        finished: dict[str, gate_run.Outcome] = {}
         # In a thread of its own, so that a worker that never finishes
         # fails the test instead of hanging it.
         scheduler = threading.Thread(target=lambda: finished.update(gate.schedule(todo)))
@@ -60,24 +61,24 @@ class WorkersTest(unittest.TestCase):
         only there."""
         events, finished = self.schedule()
         started = [name for kind, name, _ in events if kind == "start"]
-        wanted = [j.key for j in run.jobs("check", ["6.12", "7.3"])]
+        wanted = [j.key for j in gate_run.jobs("check", ["6.12", "7.3"])]
         self.assertEqual(sorted(started), sorted(wanted))
         self.assertEqual(set(finished), set(wanted))
         for base in ("6.12", "7.3"):
             self.assertIn(f"kunit@{base}", wanted)
             self.assertIn(f"e2e@{base}", wanted)
             kernels_done = next(t for kind, name, t in events
-                                if kind == "end" and name == f"{run.GUESTS}@{base}")
-            for job in run.jobs("check", [base]):
+                                if kind == "end" and name == f"{gate_run.GUESTS}@{base}")
+            for job in gate_run.jobs("check", [base]):
                 if job.after:
                     began = next(t for kind, name, t in events
                                  if kind == "start" and name == job.key)
                     self.assertGreaterEqual(began, kernels_done, job.key)
-        self.assertIn(f"userspace@{run.UPSTREAM}", wanted)
+        self.assertIn(f"userspace@{gate_run.UPSTREAM}", wanted)
         self.assertEqual([k for k in wanted if k.startswith("userspace@")],
-                         [f"userspace@{run.UPSTREAM}"])
+                         [f"userspace@{gate_run.UPSTREAM}"])
         # Both workers start on the guest kernels, one base each.
-        self.assertEqual(started[:2], [f"{run.GUESTS}@6.12", f"{run.GUESTS}@7.3"])
+        self.assertEqual(started[:2], [f"{gate_run.GUESTS}@6.12", f"{gate_run.GUESTS}@7.3"])
 
     def test_a_broken_stage_fails_and_the_rest_run(self) -> None:
         _, finished = self.schedule(broken="kunit@7.3")
@@ -89,23 +90,23 @@ class WorkersTest(unittest.TestCase):
     def test_broken_guest_kernels_release_the_guest_runs(self) -> None:
         """A guest-kernel build that breaks still counts as done, so the
         guest runs are started (and fail on their own) rather than hang."""
-        _, finished = self.schedule(broken=f"{run.GUESTS}@{run.UPSTREAM}")
-        self.assertIn(f"reliability@{run.UPSTREAM}", finished)
+        _, finished = self.schedule(broken=f"{gate_run.GUESTS}@{gate_run.UPSTREAM}")
+        self.assertIn(f"reliability@{gate_run.UPSTREAM}", finished)
 
 
 class ArgumentsTest(unittest.TestCase):
     def test_bisect_walks_prefixes_on_upstream_only_in_check(self) -> None:
         """make check builds the whole series on the backport base and
         walks every prefix on UPSTREAM; check-full walks both."""
-        bisect = next(s for s in run.STAGES if s.name == "bisect")
-        backport = next(b for b in ("6.12", "7.3") if b != run.UPSTREAM)
+        bisect = next(s for s in gate_run.STAGES if s.name == "bisect")
+        backport = next(b for b in ("6.12", "7.3") if b != gate_run.UPSTREAM)
         check = QuietGate("check", ["6.12", "7.3"])
         full = QuietGate("full", ["6.12", "7.3"])
-        self.assertEqual(check.arguments(run.Job(bisect, backport)), ("--whole",))
-        self.assertEqual(check.arguments(run.Job(bisect, run.UPSTREAM)), ())
-        self.assertEqual(full.arguments(run.Job(bisect, backport)), ())
-        e2e = next(s for s in run.STAGES if s.name == "e2e")
-        self.assertEqual(check.arguments(run.Job(e2e, backport)),
+        self.assertEqual(check.arguments(gate_run.Job(bisect, backport)), ("--whole",))
+        self.assertEqual(check.arguments(gate_run.Job(bisect, gate_run.UPSTREAM)), ())
+        self.assertEqual(full.arguments(gate_run.Job(bisect, backport)), ())
+        e2e = next(s for s in gate_run.STAGES if s.name == "e2e")
+        self.assertEqual(check.arguments(gate_run.Job(e2e, backport)),
                          e2e.args["check"])
 
 

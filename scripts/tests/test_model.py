@@ -341,7 +341,7 @@ class CheckPlainAndPatched(unittest.TestCase):
 
 
 def replay(log: str) -> list[Probe]:
-    """Scenario a's hot-plug cycles, as e2e/run.py checks them, on a
+    """Scenario a's hot-plug cycles, as e2e/runner.py checks them, on a
     recorded console: each probe gets the lines since the last "NICWATCH
     del" up to its "NICWATCH add" line, and each del frees the number."""
     model = Model()

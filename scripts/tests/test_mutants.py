@@ -15,11 +15,11 @@ from unittest import mock
 from checks import callsites
 from lib import results
 from lib.common import Failure
-from mutants import run as mutants_run
+from mutants import mutate as mutants_run
 from mutants.catalog import (
     BATCHES, CatalogError, Mutant, apply, callsite_mutants, check_batches
 )
-from mutants.run import red_suites
+from mutants.mutate import red_suites
 
 
 def mutant(name: str = "m", path: str = "drivers/x.c", old: str = "a < b",
@@ -197,7 +197,7 @@ class MainTest(unittest.TestCase):
                     for m in b]), \
                 mock.patch.object(results, "save",
                                   side_effect=lambda stage, rows, **extra: saved.append(rows)), \
-                mock.patch("sys.argv", ["mutants.run"]):
+                mock.patch("sys.argv", ["mutants.mutate"]):
             (Path(tmp) / ".git").mkdir()
             for m in batch:  # the files the mutants change are in this base
                 (Path(tmp) / m.path).parent.mkdir(parents=True, exist_ok=True)
@@ -227,7 +227,7 @@ class MainTest(unittest.TestCase):
                 mock.patch.object(mutants_run, "judge",
                                   side_effect=lambda b: [(m, True, "red") for m in b]), \
                 mock.patch.object(results, "save"), \
-                mock.patch("sys.argv", ["mutants.run"]):
+                mock.patch("sys.argv", ["mutants.mutate"]):
             (Path(tmp) / ".git").mkdir()
             (Path(tmp) / "drivers").mkdir()
             (Path(tmp) / "drivers" / "a.c").write_text("code\n")

@@ -2,7 +2,7 @@
 """The reliability runs' reading of guest output and their models of the
 numbers expected: reliability.common (records(), cmdline(),
 check_add()), async_probe (layout(), judge()), loops (the modelled
-rounds, replay()), and reliability.run's table of runs; the runs that
+rounds, replay()), and reliability.runs' table of runs; the runs that
 hot-plug (params, surprise) are test_reliability_hotplug.py's.
 
 Inputs: test_data/console-e1000-{patched,plain}.log, recorded consoles
@@ -23,7 +23,7 @@ from typing import Callable
 from model.model import BOARD_NUMBER_DYNDBG, DRIVERS, Model
 from model.verdict import Tally, pair
 from reliability import async_probe, common, loops
-from reliability import run as rel_run
+from reliability import runs as rel_run
 from tests import fakes
 
 DATA = Path(__file__).parent / "test_data"
@@ -296,7 +296,7 @@ class LoopsTest(unittest.TestCase):
 
 
 class RunTableTest(unittest.TestCase):
-    """reliability.run: the runs it knows and the arguments it gives."""
+    """reliability.runs: the runs it knows and the arguments it gives."""
 
     def test_every_run_has_a_module(self) -> None:
         """Each run name is a module of reliability with a run(); the debug

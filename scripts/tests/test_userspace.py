@@ -18,7 +18,7 @@ from guest import initramfs, userland
 from guest.initramfs import Symlink
 from lib.common import REPO
 from tests.test_hotplug import qmp_guest, sent
-from userspace import readback, run
+from userspace import readback, udev
 
 DATA = Path(__file__).parent / "test_data"
 # The files docs/userspace.md shows for the guest's /etc: a fenced block whose
@@ -29,39 +29,39 @@ SHOWN = re.compile(r"^```[\w-]*\n(# /etc/(?:systemd/network|udev/rules\.d)/.*?)^
 
 def readme_blocks() -> dict[str, str]:
     text = (REPO / "docs" / "userspace.md").read_text()
-    return {run.install_path(b): b for b in SHOWN.findall(text)}
+    return {udev.install_path(b): b for b in SHOWN.findall(text)}
 
 
 class ReadmeTest(unittest.TestCase):
     def test_guest_files_are_the_readmes_byte_for_byte(self) -> None:
         shown = readme_blocks()
-        used = {f for v in (run.LINK, run.RULE) for f in v.files}
-        self.assertEqual(sorted(used), sorted(p.name for p in run.SETTINGS.iterdir()))
+        used = {f for v in (udev.LINK, udev.RULE) for f in v.files}
+        self.assertEqual(sorted(used), sorted(p.name for p in udev.SETTINGS.iterdir()))
         for name in used:
-            body = (run.SETTINGS / name).read_text()
-            path = run.install_path(body)
+            body = (udev.SETTINGS / name).read_text()
+            path = udev.install_path(body)
             with self.subTest(path=path):
                 self.assertIn(path, shown, "docs/userspace.md does not show it")
                 self.assertEqual(shown[path], body)
         # Nor does the page show a file that never ran.
-        ran = {run.install_path((run.SETTINGS / n).read_text()) for n in used}
+        ran = {udev.install_path((udev.SETTINGS / n).read_text()) for n in used}
         self.assertEqual(sorted(shown), sorted(ran))
 
     def test_install_path_refuses_a_file_without_one(self) -> None:
         with self.assertRaises(Exception):
-            run.install_path("[Match]\nPath=pci-0000:00:03.0\n")
+            udev.install_path("[Match]\nPath=pci-0000:00:03.0\n")
 
 
 class StepsTest(unittest.TestCase):
     def test_each_nic_leaves_before_it_comes_again_in_another_slot(self) -> None:
-        steps = run.steps(20)
-        replugged = [slot for nic, slot in steps if nic is run.REPLUGGED]
+        steps = udev.steps(20)
+        replugged = [slot for nic, slot in steps if nic is udev.REPLUGGED]
         self.assertEqual(len(replugged), 20)
         self.assertTrue(all(a != b for a, b in zip(replugged, replugged[1:])))
-        e1000e = [slot for nic, slot in steps if nic is run.COALESCED]
+        e1000e = [slot for nic, slot in steps if nic is udev.COALESCED]
         self.assertEqual(e1000e, [7, 8, 7])
-        self.assertEqual(steps[0], (run.KEPT, 3))
-        self.assertEqual([n for n, _ in steps].count(run.KEPT), 1)
+        self.assertEqual(steps[0], (udev.KEPT, 3))
+        self.assertEqual([n for n, _ in steps].count(udev.KEPT), 1)
 
 
 class ReadbackRecorded(unittest.TestCase):
@@ -74,21 +74,21 @@ class ReadbackRecorded(unittest.TestCase):
         got = readback.parse(self.lines("link-replugged"))
         self.assertEqual(got.errors, [])
         self.assertEqual(got.link_file, "/etc/systemd/network/10-lan-replugged.link")
-        self.assertEqual(readback.mismatches(got, dict(run.REPLUGGED.want)), [])
+        self.assertEqual(readback.mismatches(got, dict(udev.REPLUGGED.want)), [])
         self.assertRegex(got.name, r"^en")
 
     def test_link_variant_e1000e_coalescing(self) -> None:
         got = readback.parse(self.lines("link-coalesced"))
-        self.assertEqual(readback.mismatches(got, dict(run.COALESCED.want)), [])
+        self.assertEqual(readback.mismatches(got, dict(udev.COALESCED.want)), [])
 
     def test_link_variant_kept_advertising(self) -> None:
         got = readback.parse(self.lines("link-kept"))
-        self.assertEqual(readback.mismatches(got, dict(run.KEPT.want)), [])
+        self.assertEqual(readback.mismatches(got, dict(udev.KEPT.want)), [])
 
     def test_control_reads_the_drivers_defaults(self) -> None:
         got = readback.parse(self.lines("control-kept"))
-        self.assertEqual(got.link_file, run.DEFAULT_LINK)
-        self.assertEqual(readback.mismatches(got, dict(run.KEPT.want)),
+        self.assertEqual(got.link_file, udev.DEFAULT_LINK)
+        self.assertEqual(readback.mismatches(got, dict(udev.KEPT.want)),
                          ["tx=256 (want 384)", "rx=256 (want 768)",
                           "advertised=10baseT/Half 10baseT/Full 100baseT/Half "
                           "100baseT/Full 1000baseT/Full "
@@ -120,14 +120,14 @@ class PlugTest(unittest.TestCase):
             return recorded, 0
 
         setattr(guest, "shell", shell)
-        self.assertEqual(run.plug(guest, run.REPLUGGED, 4, run.LINK), [])
+        self.assertEqual(udev.plug(guest, udev.REPLUGGED, 4, udev.LINK), [])
         self.assertEqual(commands, ["nic-readback 0000:00:04.0"])
         self.assertEqual(sent(qemu, "device_add"), [{
             "driver": "e1000", "id": "replugged", "mac": "52:54:00:00:00:0b",
             "bus": "pci.0", "addr": "0x4"}])
         self.assertEqual(list(sent(qemu, "device_add")[0]),
                          ["driver", "id", "mac", "bus", "addr"])
-        run.unplug(guest, run.REPLUGGED)
+        udev.unplug(guest, udev.REPLUGGED)
         self.assertEqual(sent(qemu, "device_del"), [{"id": "replugged"}])
         # DEVICE_DELETED is all it waits for: the agent's line is unread.
         self.assertEqual(guest.drain(), ["NICWATCH del ifindex=5 name=enp0s4"])

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """The reliability runs: the failure paths, driven on purpose, in QEMU.
 
-  reliability.run [--runs faults,async,surprise,params,loops] [--variant debug]
+  reliability.runs [--runs faults,async,surprise,params,loops] [--variant debug]
                   [--short]
 
   faults    fault injection in probe: the N-th allocation of a bind fails,

@@ -2,7 +2,7 @@
 """make mutants: apply each batch of mutations to a copy of the series and
 check that the test named for each mutant goes red.
 
-  mutants.run [--only NAME,...]
+  mutants.mutate [--only NAME,...]
 
 The copy is a worktree of the series commit in build/mutants/linux; every
 stage runs there with BOARD_NUMBERS_BUILD=build/mutants, so its kernels
@@ -87,7 +87,7 @@ def judge(batch: list[Mutant]) -> list[tuple[Mutant, bool, str]]:
         chosen = ",".join(scenarios)
         (HOME / "results" / f"e2e-{chosen}.json").unlink(missing_ok=True)
         # A few cycles are enough: every mutant breaks the first re-plug.
-        stage("e2e.run", "--scenarios", chosen, "--cycles", "4", "--no-raw",
+        stage("e2e.runner", "--scenarios", chosen, "--cycles", "4", "--no-raw",
               "--flavours", "patched")
         failing = red_rows(f"e2e-{chosen}")
         for m in batch:

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """The test gate: "make check" (.ci/run), "make check-full", "make check-debug".
 
-  gate.run [--tier check|full|debug] [--bases 6.12,7.3]
+  gate.gate [--tier check|full|debug] [--bases 6.12,7.3]
 
 Installs what is missing, prepares the tree of each base (lib.common's
 BASES: Debian 12's linux-source-6.12 and Debian 13's linux-source-7.3)
@@ -47,8 +47,8 @@ control; they differ in depth (see TIERS):
          fault injection, kunit-debug
   (userspace runs whole in both: 50 re-plugs per variant)
   debug  e2e scenarios a-d and f, a 1000-cycle soak, the async, params
-         and loops runs on the debug guest kernel (see e2e.run and
-         reliability.run for what is left out there, and why)
+         and loops runs on the debug guest kernel (see e2e.runner and
+         reliability.runs for what is left out there, and why)
 
 Stages run two at a time, as the machine has two cores and a TCG guest
 uses one: two workers each take the first stage in STAGES order that
@@ -142,12 +142,12 @@ STAGES = [
     Stage("patchwork", "checks.patchwork", {"check": (), "full": ()}),
     Stage("callsites", "checks.callsites", {"check": (), "full": ()}),
     Stage("kunit", "checks.kunit", {"check": (), "full": ()}),
-    Stage("reliability", "reliability.run", {"check": ("--short",), "full": ()},
+    Stage("reliability", "reliability.runs", {"check": ("--short",), "full": ()},
           after=GUESTS, only=UPSTREAM, why_only=ONE_BASE),
-    Stage("e2e", "e2e.run",
+    Stage("e2e", "e2e.runner",
           {"check": ("--cycles", "20", "--steps", "40", "--no-raw"), "full": ()},
           after=GUESTS),
-    Stage("userspace", "userspace.run", {"check": (), "full": ()},
+    Stage("userspace", "userspace.udev", {"check": (), "full": ()},
           after=GUESTS, only=UPSTREAM, why_only=ONE_BASE),
     Stage("bisect", "checks.bisect", {"check": (), "full": ()},
           backport={"check": ("--whole",)},
@@ -155,7 +155,7 @@ STAGES = [
           f"backport base, each prefix on {UPSTREAM} (where the sets are "
           "sent and bisected); make check-full each prefix on both"),
     # After KUnit and the guest kernels, whose objects its builds reuse.
-    Stage("mutants", "mutants.run", {"full": ()}, after="kunit",
+    Stage("mutants", "mutants.mutate", {"full": ()}, after="kunit",
           skip="make check-full only: one KUnit and three guest kernel builds "
           "of mutated trees, and their runs, take longer than make check's "
           "budget leaves", only=UPSTREAM,
@@ -164,11 +164,11 @@ STAGES = [
     Stage("kunit-debug", "checks.kunit", {"full": ("--variant", "debug")},
           skip="make check-full only: its cold build alone (KASAN, lockdep) "
           "takes a large part of make check's cold budget"),
-    Stage("soak-debug", "e2e.run",
+    Stage("soak-debug", "e2e.runner",
           {"debug": ("--variant", "debug", "--scenarios", "soak")},
           after=GUESTS, result="e2e-debug-soak"),
-    Stage("e2e-debug", "e2e.run", {"debug": ("--variant", "debug")}, after=GUESTS),
-    Stage("rel-debug", "reliability.run", {"debug": ("--variant", "debug")},
+    Stage("e2e-debug", "e2e.runner", {"debug": ("--variant", "debug")}, after=GUESTS),
+    Stage("rel-debug", "reliability.runs", {"debug": ("--variant", "debug")},
           after=GUESTS, result="reliability-debug"),
 ]
 SETUP = {"check": [("lib.deps", "harness", "tree", "build", "kunit", "checkpatch",

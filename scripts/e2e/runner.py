@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """End-to-end: hot-plug real emulated NICs in QEMU.
 
-  e2e.run [--scenarios a,b,c,d,e,f,g] [--cycles 100] [--steps 80] [--no-raw]
+  e2e.runner [--scenarios a,b,c,d,e,f,g] [--cycles 100] [--steps 80] [--no-raw]
 
 Scenarios a-d hot-plug e1000 and e1000e, e-g the older drivers QEMU
 emulates (pcnet32, tulip, ne2k-pci); see e2e/scenarios.py.

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """The userspace path: hot-plugged NICs configured by udev, as users do it.
 
-  userspace.run [--replugs 50]
+  userspace.udev [--replugs 50]
 
 What netdev asks of per-board module parameters is that hot-plugged NICs
 be configured from userspace instead. This run shows that path with the
