@@ -17,7 +17,7 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterator, NoReturn
+from typing import TYPE_CHECKING, Callable, Iterator, Mapping, MutableMapping, NoReturn
 
 REPO = Path(__file__).resolve().parents[2]
 SCRIPTS = REPO / "scripts"
@@ -43,41 +43,112 @@ BASES = {
     "7.3": Base("7.3", "linux-source-7.3", "trixie-backports", True,
                 "the newest packaged kernel: the sets as sent upstream"),
 }
-KERNEL = os.environ.get("KERNEL", "6.12")
-if KERNEL not in BASES:
-    sys.exit(f"error: KERNEL={KERNEL} is not a base of the series; "
-             f"bases: {', '.join(BASES)}")
-BASE = BASES[KERNEL]
-# Build output is per base, build/BASE/: each base has its own tree,
-# kernels, logs and results; the gate's own record is in build/gate/.
-# BOARD_NUMBERS_ROOT reads another build/ (a cold run made in a clean
-# root); BOARD_NUMBERS_BUILD moves one base's directory (make mutants).
-BUILD_ROOT = Path(os.environ.get("BOARD_NUMBERS_ROOT", REPO / "build"))
-BUILD = Path(os.environ.get("BOARD_NUMBERS_BUILD", BUILD_ROOT / KERNEL))
-TREE = BUILD / "linux"
-PATCHES = REPO / "patches" / KERNEL
-SERIES = PATCHES / "series"
+DEFAULT_KERNEL = "6.12"
 
-# ccache keys on the compiler's command line, which holds absolute source
-# paths. Relative to build/ they are the same in every clone, so a fresh CI
-# clone reuses what an earlier one compiled, and the plain tree, laid out
-# like the patched one (plain/linux beside plain/guest-plain), reuses the
-# patched build for every file the series does not change.
-os.environ.setdefault("CCACHE_BASEDIR", str(BUILD))
+
+@dataclass(frozen=True)
+class Config:
+    """Where one base's files are: what KERNEL= and the BOARD_NUMBERS_*
+    variables say, read once by config() instead of at import, so that
+    importing a module has no side effects and a test builds the Config
+    it needs instead of patching each module's copy of a path."""
+
+    kernel: str  # "7.3": make's KERNEL=
+    base: Base
+    # Build output is per base, build/BASE/: each base has its own tree,
+    # kernels, logs and results; the gate's own record is in build/gate/.
+    build_root: Path
+    build: Path
+    tarball: Path  # the packaged source the tree is made from
+
+    @property
+    def tree(self) -> Path:
+        return self.build / "linux"
+
+    @property
+    def patches(self) -> Path:
+        return REPO / "patches" / self.kernel
+
+    @property
+    def series(self) -> Path:
+        return self.patches / "series"
+
+
+def config(kernel: str | None = None,
+           environ: dict[str, str] | None = None) -> Config:
+    """The Config of @kernel (KERNEL from @environ, os.environ by
+    default, or 6.12). BOARD_NUMBERS_ROOT reads another build/ (a cold run
+    made in a clean root); BOARD_NUMBERS_BUILD moves one base's directory
+    (make mutants); LINUX_TARBALL names another packaged source (any point
+    release of the base)."""
+    env: Mapping[str, str] = os.environ if environ is None else environ
+    name = kernel if kernel is not None else env.get("KERNEL", DEFAULT_KERNEL)
+    if name not in BASES:
+        raise Failure(f"KERNEL={name} is not a base of the series; "
+                      f"bases: {', '.join(BASES)}")
+    base = BASES[name]
+    build_root = Path(env.get("BOARD_NUMBERS_ROOT", REPO / "build"))
+    return Config(
+        kernel=name, base=base, build_root=build_root,
+        build=Path(env.get("BOARD_NUMBERS_BUILD", build_root / name)),
+        tarball=Path(env.get("LINUX_TARBALL", f"/usr/src/{base.package}.tar.xz")))
+
+
 # Every kernel build goes through ccache by its masquerade directory, so
 # that make sees plain "gcc" as the compiler. A build directory made by
 # the gate is then the same as one made by a developer's own make or
 # kunit.py command in it (the README's), which do not rebuild it.
 CCACHE_BIN = Path("/usr/lib/ccache")
-if CCACHE_BIN.is_dir() and str(CCACHE_BIN) not in os.environ["PATH"].split(":"):
-    os.environ["PATH"] = f"{CCACHE_BIN}:{os.environ['PATH']}"
-# Four kernels (KUnit, the debug KUnit, the bisect objects, two guests)
-# with many objects each: more than ccache's default 5 GiB.
-os.environ.setdefault("CCACHE_MAXSIZE", "30G")
 
-# The packaged source the tree is made from; any point release of the base.
-TARBALL = Path(os.environ.get("LINUX_TARBALL",
-                              f"/usr/src/{BASE.package}.tar.xz"))
+
+def setup_build_env(cfg: Config, environ: dict[str, str] | None = None) -> None:
+    """Point kernel builds at ccache in @environ (os.environ by default);
+    main_guard() does it before each entry point's main, so that importing
+    a module changes nothing. Variables already set are kept: the gate's
+    stages inherit the gate's."""
+    env: MutableMapping[str, str] = os.environ if environ is None else environ
+    # ccache keys on the compiler's command line, which holds absolute
+    # source paths. Relative to build/ they are the same in every clone, so
+    # a fresh CI clone reuses what an earlier one compiled, and the plain
+    # tree, laid out like the patched one (plain/linux beside
+    # plain/guest-plain), reuses the patched build for every file the
+    # series does not change.
+    env.setdefault("CCACHE_BASEDIR", str(cfg.build))
+    path = env.get("PATH", os.defpath)
+    if CCACHE_BIN.is_dir() and str(CCACHE_BIN) not in path.split(":"):
+        env["PATH"] = f"{CCACHE_BIN}:{path}"
+    # Four kernels (KUnit, the debug KUnit, the bisect objects, two guests)
+    # with many objects each: more than ccache's default 5 GiB.
+    env.setdefault("CCACHE_MAXSIZE", "30G")
+
+
+# The names modules imported before Config, for the modules that still
+# do: each is read from config() when such a module imports it (PEP 562),
+# not when lib.common is imported. New code takes a Config instead.
+LEGACY: dict[str, Callable[[Config], object]] = {
+    "KERNEL": lambda c: c.kernel, "BASE": lambda c: c.base,
+    "BUILD_ROOT": lambda c: c.build_root, "BUILD": lambda c: c.build,
+    "TREE": lambda c: c.tree, "PATCHES": lambda c: c.patches,
+    "SERIES": lambda c: c.series, "TARBALL": lambda c: c.tarball,
+}
+
+
+if TYPE_CHECKING:
+    # Their types, for mypy; at run time only __getattr__ has them.
+    KERNEL: str
+    BASE: Base
+    BUILD_ROOT: Path
+    BUILD: Path
+    TREE: Path
+    PATCHES: Path
+    SERIES: Path
+    TARBALL: Path
+
+
+def __getattr__(name: str) -> object:
+    if name in LEGACY:
+        return LEGACY[name](config())
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 # The kernel's own reports of trouble; any of them on a console fails a run.
@@ -114,11 +185,12 @@ def run(cmd: list[str], cwd: Path | None = None, check: bool = True,
 
 
 @contextlib.contextmanager
-def locked(name: str) -> Iterator[None]:
-    """Hold build/@name.lock while the block runs: the gate runs stages
+def locked(name: str, cfg: Config | None = None) -> Iterator[None]:
+    """Hold build/BASE/@name.lock while the block runs: the gate runs stages
     side by side, and two of them must not build the same thing at once."""
-    BUILD.mkdir(parents=True, exist_ok=True)
-    with open(BUILD / f"{name}.lock", "w", encoding="ascii") as lock:
+    build = (cfg or config()).build
+    build.mkdir(parents=True, exist_ok=True)
+    with open(build / f"{name}.lock", "w", encoding="ascii") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         try:
             yield
@@ -131,31 +203,37 @@ def jobs() -> int:
     return os.cpu_count() or 2
 
 
-def kunitconfigs() -> list[Path]:
+def kunitconfigs(cfg: Config | None = None) -> list[Path]:
     """The KUnit configuration of the base: the top-level .kunitconfig,
     which every base builds, and kunit/BASE.kunitconfig where the base has
     suites of its own (drivers removed from later kernels)."""
-    extra = REPO / "kunit" / f"{KERNEL}.kunitconfig"
+    extra = REPO / "kunit" / f"{(cfg or config()).kernel}.kunitconfig"
     return [REPO / ".kunitconfig"] + ([extra] if extra.is_file() else [])
 
 
-def series_patches() -> list[str]:
-    """Patch file names in patches/series order, comments skipped."""
-    if not SERIES.exists():
-        raise Failure(f"{SERIES} is missing")
+def series_patches(series: Path | None = None) -> list[str]:
+    """Patch file names in the order of @series (patches/BASE/series of
+    config() by default), comments skipped; they are beside it."""
+    series = series or config().series
+    if not series.exists():
+        raise Failure(f"{series} is missing")
     names = []
-    for line in SERIES.read_text().splitlines():
+    for line in series.read_text().splitlines():
         name = line.split("#", 1)[0].strip()
         if name:
-            if not (PATCHES / name).is_file():
+            if not (series.parent / name).is_file():
                 raise Failure(f"patches/series names a missing file: {name}")
             names.append(name)
     return names
 
 
 def main_guard(func: Callable[[], int]) -> NoReturn:
-    """Run a script's main, turning Failure into a message and exit 1."""
+    """Run a script's main, turning Failure into a message and exit 1; a
+    bad KERNEL= is such a Failure. Sets up the build environment first
+    (setup_build_env()), which every entry point had when lib.common
+    still did it at import."""
     try:
+        setup_build_env(config())
         sys.exit(func())
     except Failure as err:
         print(f"error: {err}", file=sys.stderr, flush=True)

@@ -70,7 +70,7 @@ def tarball_id() -> str:
 
 def patches_digest() -> str:
     digest = hashlib.sha256(SERIES.read_bytes())
-    for name in series_patches():
+    for name in series_patches(SERIES):
         digest.update((PATCHES / name).read_bytes())
     return digest.hexdigest()
 
@@ -193,7 +193,7 @@ def prepare(force: bool) -> None:
                       "'make tree FORCE=1' to drop it.")
     if state.get("tarball") != tar_id:
         unpack(tar_id)
-    names = series_patches()
+    names = series_patches(SERIES)
     digest = patches_digest()
     state = load_state()
     head = git("rev-parse", "-q", "--verify", "series", check=False)

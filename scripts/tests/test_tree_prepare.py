@@ -18,7 +18,6 @@ import unittest
 from pathlib import Path
 from unittest import mock
 
-from lib import common
 from lib.common import Failure
 from series import tree
 from tests import fakes
@@ -42,8 +41,7 @@ class PrepareTest(unittest.TestCase):
                 (tree, "TREE", self.tree), (tree, "STATE", self.tree / ".git" /
                                             "board-numbers-state.json"),
                 (tree, "TARBALL", tarball), (tree, "BUILD", root / "build"),
-                (tree, "PATCHES", patches), (tree, "SERIES", patches / "series"),
-                (common, "PATCHES", patches), (common, "SERIES", patches / "series")):
+                (tree, "PATCHES", patches), (tree, "SERIES", patches / "series")):
             patcher = mock.patch.object(module, name, value)
             patcher.start()
             self.addCleanup(patcher.stop)
