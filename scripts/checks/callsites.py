@@ -22,7 +22,7 @@ import re
 from pathlib import Path
 
 from lib import results
-from lib.common import TREE, Failure, main_guard, run
+from lib.common import Failure, config, main_guard, run
 
 COCCI = Path(__file__).with_name("callsites.cocci")
 # The helper and its tests define the API; they are not its users.
@@ -80,8 +80,9 @@ def check(tree: Path, files: list[str]) -> list[str]:
 
 
 def main() -> int:
+    tree = config().tree
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--tree", type=Path, default=TREE,
+    parser.add_argument("--tree", type=Path, default=tree,
                         help="the kernel tree to check (default: the base's)")
     args = parser.parse_args()
     dirs = driver_dirs(args.tree)
@@ -94,7 +95,7 @@ def main() -> int:
             "and the release use the number devm_board_number_get() gave"
         rows.append((folder, not problems, detail))
         print(f"callsites: {'FAIL' if problems else 'PASS'}  {folder}: {detail}")
-    if args.tree == TREE:
+    if args.tree == tree:
         results.save("callsites", rows)
     failed = sum(1 for _, ok, _ in rows if not ok)
     print(f"callsites: {len(rows) - failed} passed, {failed} failed")

@@ -7,7 +7,7 @@ import subprocess
 from pathlib import Path
 from typing import Sequence
 
-from lib.common import KERNEL, Failure
+from lib.common import Failure, config
 from model.check import Probe
 
 
@@ -35,7 +35,7 @@ set key top left
 set grid
 set arrow from graph 0, first 32 to graph 1, first 32 nohead dashtype 2
 set label 'slot count (32)' at graph 0.02, first 34.5
-plot '{data}' using 1:3 with linespoints pt 7 ps 0.5 title 'plain {KERNEL}', \\
+plot '{data}' using 1:3 with linespoints pt 7 ps 0.5 title 'plain {config().kernel}', \\
      '{data}' using 1:2 with linespoints pt 7 ps 0.5 title 'patched'
 """
     proc = subprocess.run(["gnuplot"], input=script, text=True,
