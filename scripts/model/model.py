@@ -33,9 +33,11 @@ class Seen:
 
 # The boot parameter that turns on the "board number N" lines, which the
 # driver core logs for every converted driver (drivers/base/board_numbers.c),
-# and none of the drivers' other debug output: it would slow the serial
-# console down.
-BOARD_NUMBER_DYNDBG = 'dyndbg="file board_numbers.c +p"'
+# and nothing else: the drivers' other debug output would slow the serial
+# console down, and a message of that file demoted to dev_dbg() (the
+# spent-slot one) must not reappear through it. "number" is in that
+# format only.
+BOARD_NUMBER_DYNDBG = 'dyndbg="file board_numbers.c format number +p"'
 
 
 @dataclass(frozen=True)
