@@ -97,9 +97,7 @@ def main() -> int:
         print(f"callsites: {'FAIL' if problems else 'PASS'}  {folder}: {detail}")
     if args.tree == tree:
         results.save("callsites", rows)
-    failed = sum(1 for _, ok, _ in rows if not ok)
-    print(f"callsites: {len(rows) - failed} passed, {failed} failed")
-    return 1 if failed else 0
+    return results.count("callsites", rows)
 
 
 if __name__ == "__main__":

@@ -143,9 +143,7 @@ def main() -> int:
             rows.append((name, ok, detail))
             print(f"patchwork: {'PASS' if ok else 'FAIL'}  {name}: {detail}")
     results.save("patchwork", rows)
-    failed = sum(1 for _, ok, _ in rows if not ok)
-    print(f"patchwork: {len(rows) - failed} passed, {failed} failed")
-    return 1 if failed else 0
+    return results.count("patchwork", rows)
 
 
 if __name__ == "__main__":

@@ -52,6 +52,12 @@ def report(prefix: str, rows: list[Row], width: int = 24) -> int:
     "@prefix: N passed, M failed" line the gate counts; the exit status."""
     for name, ok, why in rows:
         print(f"{prefix}: {'PASS' if ok else 'FAIL'}  {name:{width}} {why}", flush=True)
+    return count(prefix, rows)
+
+
+def count(prefix: str, rows: list[Row]) -> int:
+    """Print only the "@prefix: N passed, M failed" line the gate counts,
+    for a stage that printed its rows as it went; the exit status."""
     failed = sum(1 for _, ok, _ in rows if not ok)
     print(f"{prefix}: {len(rows) - failed} passed, {failed} failed")
     return 1 if failed else 0
