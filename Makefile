@@ -4,9 +4,9 @@
 ##Board numbers: a kernel series that gives board numbers back, and its gate.
 ##
 ##The two commands of the README (./run installs make where it is missing):
-##  make check       the pull-request gate (.ci/run), both bases: static
-##                   checks, builds, KUnit and the guest runs, each with its
-##                   negative control. Runs as root: installs Debian packages
+##  make check       the pull-request gate (.ci/run): static checks and
+##                   builds on both bases, KUnit and the guest runs (each
+##                   with its negative control) on 7.3. Runs as root: installs Debian packages
 ##                   (apt sources and a pin for Debian 13's suites under
 ##                   /etc/apt), debootstraps a clang root and a guest root in
 ##                   ~/.cache/board-numbers, a ccache in ~/.cache/ccache*;

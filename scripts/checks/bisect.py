@@ -37,8 +37,8 @@ from pathlib import Path
 
 from lib import results, toolroot
 from lib.common import (
-    BUILD, KERNEL, TREE, Failure, jobs, kunitconfigs, log, main_guard, run,
-    series_patches
+    BUILD, KERNEL, TREE, Failure, driver_kunitconfigs, jobs, kunitconfigs, log,
+    main_guard, run, series_patches
 )
 
 # A worktree of its own, so that walking the series never touches
@@ -67,20 +67,22 @@ TARGETS = ["drivers/base/devres.o", "drivers/base/board_numbers.o",
            "drivers/net/ethernet/atheros/atlx/",
            "drivers/net/ethernet/via/via-velocity.o",
            "drivers/net/ethernet/alteon/acenic.o"]
-# Drivers removed before Linux 7.3 (kunit/6.12.kunitconfig has their
-# suites): built on the 6.12 base only.
+# Drivers removed before Linux 7.3 (kunit/6.12.kunitconfig lists them):
+# built on the 6.12 base only.
 ONLY_6_12 = ["drivers/net/ethernet/packetengines/",
              "drivers/net/ethernet/alteon/acenic.o"]
 if KERNEL != "6.12":
     TARGETS = [t for t in TARGETS if t not in ONLY_6_12]
-# Every driver the series converts, with the vendor menus they sit in,
-# is what .kunitconfig enables for the drivers' KUnit suites: one list,
-# read from there. Built here for compile coverage, so that no patch of
-# the series rots unnoticed; built in, except acenic, whose per-board
-# options exist only in a module build.
+# The series' KUnit suites (.kunitconfig) and every driver the series
+# converts, with the vendor menus they sit in: one list,
+# kunit/drivers.kunitconfig (and the base's own fragment), read from
+# there. Built here for compile coverage, so that no patch of the
+# series rots unnoticed; built in, except acenic, whose per-board options
+# exist only in a module build.
 MODULES = ["ACENIC"] if KERNEL == "6.12" else []
 DRIVERS = [name for name in re.findall(r"^CONFIG_(\w+)=y$",
-                                       "".join(c.read_text() for c in kunitconfigs()),
+                                       "".join(c.read_text() for c in
+                                               kunitconfigs() + driver_kunitconfigs()),
                                        re.M)
            if name not in MODULES]
 # WERROR off: W=1 finds old warnings in some of these drivers (tulip_core's

@@ -3,12 +3,17 @@
 
   checks/kunit.py [--variant NAME]
 
-Uses the top-level .kunitconfig and kunit/BASE.kunitconfig if the base
-(KERNEL=) has one, plus kunit/NAME.kunitconfig for a
-variant. kunit.py keeps its build directory in build/BASE/kunit[-NAME] (so the
-next run is incremental) and writes its --json results next to it; this
-script prints one line per case and returns non-zero unless every case
-passed and at least one ran.
+The suites (the top-level .kunitconfig) are built into the patched guest
+kernel (guest.kernel, with qemu-configs/NAME.config for a variant), and
+kunit.py exec boots that kernel: one kernel per base serves the guest
+runs and KUnit, where kunit.py run would build a second one of its own.
+kunit.py exec, given the same .kunitconfig, checks nothing about the
+build: guest.kernel does, failing when a symbol .kunitconfig asks for did
+not survive olddefconfig, as kunit.py run would. kunit.py writes its
+--json results to build/BASE/kunit[-NAME]-results.json and the kernel's
+output to test.log in the kernel's build directory; this script prints
+one line per case and returns non-zero unless every case passed and at
+least one ran.
 """
 
 from __future__ import annotations
@@ -18,10 +23,10 @@ import json
 import os
 from typing import Any, Iterator
 
+from guest import kernel as guest_kernel
 from lib import results
 from lib.common import (
-    BUILD, REPO, SCRIPTS, TREE, TROUBLE, Failure, jobs, kunitconfigs, log, main_guard,
-    run
+    BUILD, SCRIPTS, TREE, TROUBLE, Failure, kunitconfigs, log, main_guard, run
 )
 
 
@@ -36,23 +41,20 @@ def cases(group: dict[str, Any], prefix: str = "") -> Iterator[tuple[str, str]]:
 
 
 def kunit(variant: str | None) -> tuple[int, int]:
-    configs = kunitconfigs()
-    suffix = ""
-    if variant:
-        configs.append(REPO / "kunit" / f"{variant}.kunitconfig")
-        suffix = f"-{variant}"
-        if not configs[-1].is_file():
-            raise Failure(f"no such KUnit variant: {configs[-1]}")
-    build_dir = BUILD / f"kunit{suffix}"
+    suffix = f"-{variant}" if variant else ""
+    kernel = guest_kernel.build("patched", variant)
+    build_dir = kernel.build_dir
     json_report = BUILD / f"kunit{suffix}-results.json"
     json_report.unlink(missing_ok=True)
-    cmd = ["python3", "tools/testing/kunit/kunit.py", "run", "--arch=x86_64",
+    # A variant's checkers need the guest's memory and boot arguments.
+    kernel_args, qemu_args = guest_kernel.variant_args(variant)
+    cmd = ["python3", "tools/testing/kunit/kunit.py", "exec", "--arch=x86_64",
            f"--build_dir={build_dir}", f"--json={json_report}",
-           f"--jobs={jobs()}",
            # Two vCPUs, so that the concurrency cases really run in parallel.
-           "--qemu_args=-smp 2", "--timeout=900"]
-    cmd += [f"--kunitconfig={c}" for c in configs]
-    log(f"kunit.py run ({', '.join(str(c.relative_to(REPO)) for c in configs)})")
+           f"--qemu_args={' '.join(['-smp', '2', *qemu_args])}", "--timeout=900"]
+    cmd += [f"--kernel_args={arg}" for arg in kernel_args]
+    cmd += [f"--kunitconfig={c}" for c in kunitconfigs()]
+    log(f"kunit.py exec on {build_dir}")
     # QEMU under TCG only (tcg/qemu-system-x86_64 says why).
     path = f"{SCRIPTS / 'checks' / 'tcg'}:{os.environ['PATH']}"
     proc = run(cmd, cwd=TREE, check=False, env={"PATH": path})
@@ -88,7 +90,8 @@ def kunit(variant: str | None) -> tuple[int, int]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--variant", help="also apply kunit/VARIANT.kunitconfig")
+    parser.add_argument("--variant", help="on the guest kernel variant "
+                        "(qemu-configs/VARIANT.config)")
     args = parser.parse_args()
     passed, failed = kunit(args.variant)
     print(f"kunit: {passed} passed, {failed} failed")

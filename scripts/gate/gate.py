@@ -17,11 +17,13 @@ every base it runs on (ONLY), and counts its cases:
   callsites    Coccinelle: in every converted driver, the board number
                devm_board_number_get() gave is the one each lookup and
                the release in remove() use (checks/callsites.cocci)
-  kunit        every KUnit case of the series, kunit.py on QEMU x86_64
+  kunit        every KUnit case of the series: kunit.py exec on QEMU
+               x86_64, on the patched guest kernel, which has the suites
   bisect       each prefix of the series builds with gcc and clang, with
                no new W=1, sparse or kernel-doc warning
   kunit-debug  the KUnit cases under KASAN, kmemleak, lockdep and the
-               object checks (kunit/debug.kunitconfig)
+               object checks (the debug guest kernel,
+               qemu-configs/debug.config)
   guest-kernels  the patched and the plain guest kernel (one case: the
                build)
   e2e          hot-plug scenarios a-g in QEMU on the patched kernel, each
@@ -40,8 +42,9 @@ control; they differ in depth (see TIERS):
          no raw-loop figure; reliability --short
          (100 unbind/bind, 20 remove/rescan, 10 surprise removals, fault
          injection on e1000); bisect walks each prefix on 7.3 and
-         builds the whole series on 6.12; kunit-debug skipped (its cold
-         build alone is half the cold budget)
+         builds the whole series on 6.12; the guest kernels, KUnit and
+         e2e on 7.3 only (BACKPORT_RUNS); kunit-debug skipped (its cold
+         build alone, KASAN and lockdep, is a large part of the budget)
   full   the nightly depth: 100-cycle scenarios with the raw loop, 1000
          binds, 200 rescans, 50 surprise removals, both drivers under
          fault injection, kunit-debug
@@ -102,6 +105,16 @@ class Stage:
     # they differ, and why
     backport: dict[str, tuple[str, ...]] = field(default_factory=dict)
     why_backport: str = ""
+    # per tier, why it runs on UPSTREAM only there (every base otherwise)
+    upstream_only: dict[str, str] = field(default_factory=dict)
+
+    def runs_on(self, tier: str, base: str) -> bool:
+        if self.only:
+            return self.only == base
+        return tier not in self.upstream_only or base == UPSTREAM
+
+    def why_not_on(self, tier: str) -> str:
+        return self.why_only or self.upstream_only.get(tier, "")
 
 
 @dataclass(frozen=True)
@@ -125,28 +138,38 @@ UPSTREAM = next(name for name, base in BASES.items() if base.upstream)
 ONE_BASE = (f"on {UPSTREAM} only, the base the sets are sent against: the "
             "series is the same code on both bases, and these guest runs "
             "are the gate's longest")
+# The backport base's runs in make check: a cold make check on CI's two
+# cores cannot also build that base's guest kernels (docs/figures.md).
+BACKPORT_RUNS = (f"make check-full only on the backport base: make check builds "
+                 f"the guest kernels, which KUnit and the guest runs need, on "
+                 f"{UPSTREAM} alone, to stay in CI's cold budget; on this base it "
+                 "builds the whole series (gcc, sparse, clang) and runs the "
+                 "static checks")
 
 # In the order the workers take them, each the first one that is ready:
-# the guest kernels first (every guest run needs them), checkpatch and
-# KUnit beside them, then the guest runs, longest first, as soon as the
-# guest kernels are there, and the long builds (bisect, kunit-debug) on
-# whichever worker is free of them. Each stage runs on every base (the
-# bases in turn) unless it names one.
+# the guest kernels first (every guest run and KUnit need them), the
+# static checks beside them, then KUnit and the guest runs, longest
+# first, as soon as the guest kernels are there, and the long builds
+# (bisect, kunit-debug) on whichever worker is free of them. Each stage
+# runs on every base (the bases in turn) unless it names one.
 GUESTS = "guest-kernels"
 STAGES = [
     Stage(GUESTS, "guest.kernel",
           {"check": ("--flavour", "patched,plain"),
            "full": ("--flavour", "patched,plain"),
-           "debug": ("--flavour", "patched", "--variant", "debug")}),
+           "debug": ("--flavour", "patched", "--variant", "debug")},
+          upstream_only={"check": BACKPORT_RUNS}),
     Stage("checkpatch", "checks.checkpatch", {"check": (), "full": ()}),
     Stage("patchwork", "checks.patchwork", {"check": (), "full": ()}),
     Stage("callsites", "checks.callsites", {"check": (), "full": ()}),
-    Stage("kunit", "checks.kunit", {"check": (), "full": ()}),
+    # On the patched guest kernel, which has the suites.
+    Stage("kunit", "checks.kunit", {"check": (), "full": ()}, after=GUESTS,
+          upstream_only={"check": BACKPORT_RUNS}),
     Stage("reliability", "reliability.runs", {"check": ("--short",), "full": ()},
           after=GUESTS, only=UPSTREAM, why_only=ONE_BASE),
     Stage("e2e", "e2e.runner",
           {"check": ("--cycles", "20", "--steps", "40", "--no-raw"), "full": ()},
-          after=GUESTS),
+          after=GUESTS, upstream_only={"check": BACKPORT_RUNS}),
     Stage("userspace", "userspace.udev", {"check": (), "full": ()},
           after=GUESTS, only=UPSTREAM, why_only=ONE_BASE),
     Stage("bisect", "checks.bisect", {"check": (), "full": ()},
@@ -156,7 +179,7 @@ STAGES = [
           "sent and bisected); make check-full each prefix on both"),
     # After KUnit and the guest kernels, whose objects its builds reuse.
     Stage("mutants", "mutants.mutate", {"full": ()}, after="kunit",
-          skip="make check-full only: one KUnit and three guest kernel builds "
+          skip="make check-full only: three guest kernel builds "
           "of mutated trees, and their runs, take longer than make check's "
           "budget leaves", only=UPSTREAM,
           why_only=f"on {UPSTREAM} only: each mutant is a rule of the "
@@ -184,7 +207,7 @@ def jobs(tier: str, bases: list[str]) -> list[Job]:
     """The stages of @tier on @bases, in the order the workers take them:
     stage by stage, each on every base it runs on."""
     return [Job(stage, base) for stage in STAGES if tier in stage.args
-            for base in bases if not stage.only or stage.only == base]
+            for base in bases if stage.runs_on(tier, base)]
 
 
 @dataclass
@@ -334,9 +357,9 @@ class Gate:
                     outcomes.append(finished[key])
                 elif self.tier == "debug" or (stage.only and stage.only not in self.bases):
                     continue
-                elif stage.only and stage.only != base and self.tier in stage.args:
+                elif not stage.runs_on(self.tier, base) and self.tier in stage.args:
                     outcomes.append(Outcome(Job(stage, base), verdict=ktap.StageVerdict(
-                        key, skip=stage.why_only)))
+                        key, skip=stage.why_not_on(self.tier))))
                 elif stage.skip and self.tier not in stage.args:
                     outcomes.append(Outcome(Job(stage, base), verdict=ktap.StageVerdict(
                         key, skip=stage.skip)))

@@ -25,7 +25,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from lib.common import BUILD, REPO, TREE, Failure, jobs, locked, log, main_guard, run
+from lib.common import (
+    BUILD, REPO, TREE, Failure, jobs, kunitconfigs, locked, log, main_guard, run
+)
 
 CONFIGS = REPO / "qemu-configs"
 FRAGMENT = CONFIGS / "guest.config"
@@ -44,18 +46,27 @@ def variant_args(variant: str | None) -> tuple[list[str], list[str]]:
 
 @dataclass(frozen=True)
 class GuestKernel:
+    # The O= directory the kernel was built in (kunit.py exec runs it there).
+    build_dir: Path
     image: Path
     # Root of the installed modules: lib/modules/RELEASE/ under it.
     modules: Path
     release: str
 
 
-def fragments(variant: str | None) -> list[Path]:
+def fragments(flavour: str, variant: str | None) -> list[Path]:
+    """The config fragments of a guest kernel, merged in this order onto
+    tinyconfig. The patched kernel also has the series' KUnit suites
+    (.kunitconfig), off at boot (guest.config says why): checks.kunit runs
+    them on this same kernel, so that make check builds one kernel per
+    flavour and base, not a KUnit kernel besides. The plain base has no
+    such suites."""
     extra = [CONFIGS / f"{variant}.config"] if variant else []
     for frag in extra:
         if not frag.is_file():
             raise Failure(f"no such guest kernel variant: {frag}")
-    return [FRAGMENT, *extra]
+    suites = kunitconfigs() if flavour == "patched" else []
+    return [FRAGMENT, *suites, *extra]
 
 
 def requested(fragment: Path) -> dict[str, str]:
@@ -141,7 +152,7 @@ def _build(flavour: str, variant: str | None) -> GuestKernel:
     # so that ccache sees the same relative paths (see common.py).
     out = src.parent / f"guest-{flavour}" if not variant else \
         src.parent / f"guest-{flavour}-{variant}"
-    configure(src, out, fragments(variant))
+    configure(src, out, fragments(flavour, variant))
     log(f"building the {flavour}{f' {variant}' if variant else ''} guest kernel "
         f"in {out.relative_to(REPO)}")
     make(src, out, "bzImage", "modules")
@@ -154,7 +165,7 @@ def _build(flavour: str, variant: str | None) -> GuestKernel:
     make(src, out, f"INSTALL_MOD_PATH={modules}", "INSTALL_MOD_STRIP=1",
          "modules_install")
     release = (out / "include" / "config" / "kernel.release").read_text().strip()
-    return GuestKernel(image, modules, release)
+    return GuestKernel(out, image, modules, release)
 
 
 def main() -> int:

@@ -203,12 +203,18 @@ def jobs() -> int:
     return os.cpu_count() or 2
 
 
-def kunitconfigs(cfg: Config | None = None) -> list[Path]:
-    """The KUnit configuration of the base: the top-level .kunitconfig,
-    which every base builds, and kunit/BASE.kunitconfig where the base has
-    suites of its own (drivers removed from later kernels)."""
+def kunitconfigs() -> list[Path]:
+    """The series' KUnit suites (the top-level .kunitconfig), built into
+    the patched guest kernel, which checks.kunit runs them on."""
+    return [REPO / ".kunitconfig"]
+
+
+def driver_kunitconfigs(cfg: Config | None = None) -> list[Path]:
+    """Every driver the series converts on the base: kunit/drivers.kunitconfig,
+    and kunit/BASE.kunitconfig where the base has drivers of its own
+    (drivers removed from later kernels)."""
     extra = REPO / "kunit" / f"{(cfg or config()).kernel}.kunitconfig"
-    return [REPO / ".kunitconfig"] + ([extra] if extra.is_file() else [])
+    return [REPO / "kunit" / "drivers.kunitconfig"] + ([extra] if extra.is_file() else [])
 
 
 def series_patches(series: Path | None = None) -> list[str]:

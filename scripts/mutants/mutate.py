@@ -6,7 +6,7 @@ check that the test named for each mutant goes red.
 
 The copy is a worktree of the series commit in build/mutants/linux; every
 stage runs there with BOARD_NUMBERS_BUILD=build/mutants, so its kernels
-(build/mutants/kunit, build/mutants/guest-patched) share ccache with the
+(build/mutants/guest-patched, which has the KUnit suites too) share ccache with the
 real ones and rebuild only what a batch changed. KUnit mutants are caught
 when their suite has a failing case; e2e mutants when their scenario's
 patched run breaks the model (or the kernel reports trouble); fault
@@ -59,7 +59,7 @@ def stage(module: str, *args: str) -> int:
 def red_suites(report: Path) -> set[str]:
     """The suites with a failing case in a kunit.py JSON report."""
     if not report.is_file():
-        raise Failure("the mutated KUnit kernel did not build or boot: "
+        raise Failure("the mutated guest kernel (KUnit) did not build or boot: "
                       f"no {report} (see the output above)")
     failed = {name.split(".")[0] for name, status in
               cases(json.loads(report.read_text())) if status not in ("PASS", "SKIP")}

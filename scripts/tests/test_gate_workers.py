@@ -64,7 +64,7 @@ class WorkersTest(unittest.TestCase):
         wanted = [j.key for j in gate_run.jobs("check", ["6.12", "7.3"])]
         self.assertEqual(sorted(started), sorted(wanted))
         self.assertEqual(set(finished), set(wanted))
-        for base in ("6.12", "7.3"):
+        for base in (gate_run.UPSTREAM,):
             self.assertIn(f"kunit@{base}", wanted)
             self.assertIn(f"e2e@{base}", wanted)
             kernels_done = next(t for kind, name, t in events
@@ -77,13 +77,14 @@ class WorkersTest(unittest.TestCase):
         self.assertIn(f"userspace@{gate_run.UPSTREAM}", wanted)
         self.assertEqual([k for k in wanted if k.startswith("userspace@")],
                          [f"userspace@{gate_run.UPSTREAM}"])
-        # Both workers start on the guest kernels, one base each.
-        self.assertEqual(started[:2], [f"{gate_run.GUESTS}@6.12", f"{gate_run.GUESTS}@7.3"])
+        # One worker starts on the guest kernels, the other on the
+        # static checks.
+        self.assertEqual(started[:2], [f"{gate_run.GUESTS}@7.3", "checkpatch@6.12"])
 
     def test_a_broken_stage_fails_and_the_rest_run(self) -> None:
         _, finished = self.schedule(broken="kunit@7.3")
         self.assertEqual(finished["kunit@7.3"].verdict.failed, 1)
-        self.assertEqual(finished["kunit@6.12"].verdict.failed, 0)
+        self.assertEqual(finished["checkpatch@7.3"].verdict.failed, 0)
         self.assertIn("bisect@7.3", finished)
         self.assertIn("e2e@7.3", finished)
 
@@ -95,6 +96,21 @@ class WorkersTest(unittest.TestCase):
 
 
 class ArgumentsTest(unittest.TestCase):
+    def test_backport_guest_runs_in_full_only(self) -> None:
+        """make check builds guest kernels and runs KUnit and e2e on
+        UPSTREAM only; check-full on both bases; the static checks and
+        bisect run on both in either tier."""
+        check = {j.key for j in gate_run.jobs("check", ["6.12", "7.3"])}
+        full = {j.key for j in gate_run.jobs("full", ["6.12", "7.3"])}
+        for name in (gate_run.GUESTS, "kunit", "e2e"):
+            self.assertNotIn(f"{name}@6.12", check)
+            self.assertIn(f"{name}@7.3", check)
+            self.assertIn(f"{name}@6.12", full)
+        for name in ("checkpatch", "patchwork", "callsites", "bisect"):
+            self.assertIn(f"{name}@6.12", check)
+        stage = next(s for s in gate_run.STAGES if s.name == "kunit")
+        self.assertIn("cold budget", stage.why_not_on("check"))
+
     def test_bisect_walks_prefixes_on_upstream_only_in_check(self) -> None:
         """make check builds the whole series on the backport base and
         walks every prefix on UPSTREAM; check-full walks both."""
