@@ -20,6 +20,8 @@
 ##  make tree | kunit | checkpatch | patchwork | callsites | bisect | e2e |
 ##       userspace | reliability | mutants
 ##  make harness     the harness's own unit tests (seconds, no QEMU)
+##  make harness-mutants  one-line bugs put in the harness, one at a time:
+##                   its tests must catch 90 % (minutes, no QEMU; in check-full)
 ##  make export      build/KERNEL/linux's commits back to patches/KERNEL/
 ##  make figures     docs/figures.md from the last gate's records
 ##  make cover-letter | send-prep   the sets as mail from you (refuses the
@@ -39,7 +41,7 @@ PY := PYTHONPATH=$(CURDIR)/scripts $(PYTHON) -m
 BOOT := bash scripts/bootstrap.sh &&
 
 .PHONY: help check check-full check-debug figures cover-letter send-prep demo tree \
-	export harness kunit checkpatch patchwork callsites bisect e2e userspace \
+	export harness harness-mutants kunit checkpatch patchwork callsites bisect e2e userspace \
 	reliability mutants clean distclean kernel-named
 
 BASES := $(if $(KERNEL),--bases $(KERNEL))
@@ -69,6 +71,9 @@ export:
 
 harness:
 	@$(BOOT) $(PY) lib.deps harness callsites && $(PY) tests
+
+harness-mutants:
+	@$(BOOT) $(PY) lib.deps harness callsites && $(PY) mutants.harness
 
 kunit: tree
 	@$(PY) lib.deps build kunit && $(PY) checks.kunit

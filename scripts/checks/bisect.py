@@ -4,9 +4,9 @@
 For the base tree and then after each patch, build the objects the series
 touches in build/BASE/bisect/out (x86_64 defconfig plus KUnit, every
 KUnit test on, from the worktree build/BASE/bisect/linux) with gcc, W=1
-and sparse on every file compiled (C=1); build them again with clang
-(Debian 13's clang-19, LLVM=-19, in the root of lib/toolroot.py) and W=1
-in build/BASE/bisect/out-clang; and run scripts/kernel-doc -none -Wall
+and sparse on every file compiled (C=1); build them, at the same time,
+with clang (Debian 13's clang-19, LLVM=-19, in the root of
+lib/toolroot.py) and W=1 in build/BASE/bisect/out-clang; and run scripts/kernel-doc -none -Wall
 on the C files and headers the patch changes. A patch passes when its
 prefix builds with both compilers and brings no compiler, sparse or
 kernel-doc warning that the base tree did not have, so the
@@ -33,6 +33,7 @@ from __future__ import annotations
 import argparse
 import re
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from lib import results, toolroot
@@ -220,6 +221,24 @@ def build(label: str, targets: list[str], kconfig: bool = True,
     return code, warnings(out), out
 
 
+def both(label: str, targets: list[str],
+         kconfig: bool) -> dict[str, tuple[int, Counter[str], str]]:
+    """build() with gcc and with clang at the same time: each make spends
+    much of a prefix's time in its own serial steps (configuration,
+    prepare), which the other's compiling fills."""
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        running = {compiler: pool.submit(build, label, targets, kconfig,
+                                       clang=compiler == "clang")
+                 for compiler in ("gcc", "clang")}
+        return {compiler: job.result() for compiler, job in running.items()}
+
+
+def new_warnings(found: Counter[str], seen: Counter[str]) -> Counter[str]:
+    """The warnings of @found that @seen (the base and the prefixes before)
+    did not have, a second copy of one it had once included."""
+    return found - seen
+
+
 def report(name: str, failures: list[tuple[str, int, str, Counter[str]]]) -> None:
     print(f"bisect: FAIL  {name}")
     for compiler, code, out, new in failures:
@@ -264,8 +283,7 @@ def main() -> int:
         log("building the base tree's objects with gcc (W=1, C=1) and clang "
             "(W=1), and running kernel-doc")
         seen: dict[str, Counter[str]] = {}
-        for compiler in ("gcc", "clang"):
-            code, seen[compiler], out = build("base", TARGETS, clang=compiler == "clang")
+        for compiler, (code, seen[compiler], out) in both("base", TARGETS, True).items():
             if code != 0:
                 raise Failure(f"the base tree does not build with {compiler}:\n" +
                               "\n".join(out.splitlines()[-20:]))
@@ -275,12 +293,11 @@ def main() -> int:
             kconfig = any("Kconfig" in f for f in files)
             failures = []
             counts = []
-            for compiler in ("gcc", "clang"):
-                code, found, out = build(f"{index:04d}", targets, kconfig,
-                                         clang=compiler == "clang")
+            for compiler, (code, found, out) in both(f"{index:04d}", targets,
+                                                     kconfig).items():
                 if compiler == "gcc":
                     found += warnings(kernel_doc(files))
-                new = found - seen[compiler]
+                new = new_warnings(found, seen[compiler])
                 counts.append(f"{len(new)} new {compiler} warnings")
                 if code != 0 or new:
                     failures.append((compiler, code, out, new))

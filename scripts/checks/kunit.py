@@ -62,12 +62,8 @@ def kunit(variant: str | None) -> tuple[int, int]:
         raise Failure(f"kunit.py wrote no results (exit {proc.returncode}); "
                       "see its output above")
     report = list(cases(json.loads(json_report.read_text())))
-    passed = sum(1 for _, status in report if status in ("PASS", "SKIP"))
     for name, status in report:
         print(f"kunit: {status:5} {name}")
-    failed = len(report) - passed
-    if proc.returncode != 0 and failed == 0:
-        failed = 1  # kunit.py failed in a way the cases do not show
     # A WARN() or a BUG in the kernel fails the run even when every case
     # passed: kunit.py keeps the kernel's whole output in test.log.
     log_file = build_dir / "test.log"
@@ -77,16 +73,24 @@ def kunit(variant: str | None) -> tuple[int, int]:
         print("kunit: FAIL  the kernel reported trouble:")
         for line in trouble[:20]:
             print(f"    {line}")
-        failed += 1
-    rows = [(name, status in ("PASS", "SKIP"), status) for name, status in report]
-    if proc.returncode != 0 and all(ok for _, ok, _ in rows):
-        rows.append(("kunit.py", False, f"exit {proc.returncode}"))
-    if trouble:
-        rows.append(("kernel log", False, trouble[0]))
+    rows = verdict(report, proc.returncode, trouble)
     results.save(f"kunit{suffix}", rows,
                  suites=sorted({name.split(".")[0] for name, _ in report}))
-    return passed, failed
+    passed = sum(1 for _, ok, _ in rows if ok)
+    return passed, len(rows) - passed
 
+
+def verdict(report: list[tuple[str, str]], returncode: int,
+            trouble: list[str]) -> list[results.Row]:
+    """A row per case of @report (passed, or skipped), a failing row for
+    kunit.py's exit status when it failed in a way no case shows, and
+    one for the kernel's first line of @trouble."""
+    rows = [(name, status in ("PASS", "SKIP"), status) for name, status in report]
+    if returncode != 0 and all(ok for _, ok, _ in rows):
+        rows.append(("kunit.py", False, f"exit {returncode}"))
+    if trouble:
+        rows.append(("kernel log", False, trouble[0]))
+    return rows
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)

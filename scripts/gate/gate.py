@@ -184,6 +184,9 @@ STAGES = [
           "budget leaves", only=UPSTREAM,
           why_only=f"on {UPSTREAM} only: each mutant is a rule of the "
           "contract broken in the shared code, the same on both bases"),
+    Stage("harness-mutants", "mutants.harness", {"full": ()},
+          skip="make check-full only: some eighty runs of the harness's tests",
+          only=UPSTREAM, why_only="the harness is one, whichever the base"),
     Stage("kunit-debug", "checks.kunit", {"full": ("--variant", "debug")},
           skip="make check-full only: its cold build alone (KASAN, lockdep) "
           "takes a large part of make check's cold budget"),

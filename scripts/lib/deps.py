@@ -18,8 +18,9 @@ from lib.common import BASE, Failure, log, main_guard, run
 
 GROUPS: dict[str, list[str]] = {
     # The harness's own tests (make harness, the gate's stage "harness"):
-    # tests/test_types.py runs mypy --strict over the scripts.
-    "harness": ["mypy"],
+    # tests/test_types.py runs mypy --strict over the scripts,
+    # tests/test_lint.py pyflakes over them and shellcheck over the shell.
+    "harness": ["mypy", "pyflakes3", "shellcheck"],
     # Unpack the packaged source of the base (KERNEL=) into a git tree and
     # apply the series.
     "tree": [BASE.package, "xz-utils", "git", "ca-certificates"],

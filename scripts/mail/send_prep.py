@@ -64,6 +64,12 @@ def sender() -> tuple[str, str]:
     return name, email
 
 
+def names_placeholder(text: str) -> bool:
+    """Whether @text still names the placeholder identity, by its name or
+    by its address alone."""
+    return PLACEHOLDER_EMAIL in text or PLACEHOLDER_NAME in text
+
+
 def rewrite(text: str, who: str) -> str:
     """@text with the placeholder's From: and Signed-off-by: made @who's,
     and no second sign-off when @who had signed off already."""
@@ -138,7 +144,7 @@ def prepare_set(pset: sets.PatchSet, who: str, domain: str) -> Path:
         mails.append(text)
     for path in out.iterdir():
         text = path.read_text()
-        if PLACEHOLDER_EMAIL in text or PLACEHOLDER_NAME in text:
+        if names_placeholder(text):
             shutil.rmtree(OUT)
             raise Failure(f"{path} still names the placeholder identity; "
                           "nothing was written")

@@ -84,7 +84,7 @@ class WarningsTest(unittest.TestCase):
 
 
 class DeltaTest(unittest.TestCase):
-    """The new warnings of a prefix: found - seen."""
+    """The new warnings of a prefix: bisect.new_warnings(found, seen)."""
 
     def setUp(self) -> None:
         self.seen = bisect.warnings(recorded("build-base.log"))
@@ -92,7 +92,7 @@ class DeltaTest(unittest.TestCase):
     def test_new_warning(self) -> None:
         """A warning the base did not have is new; nothing else in the
         patch's build is."""
-        new = bisect.warnings(recorded("build-patch.log")) - self.seen
+        new = bisect.new_warnings(bisect.warnings(recorded("build-patch.log")), self.seen)
         self.assertEqual(dict(new), {NEW: 1})
 
     def test_moved_warning_not_new(self) -> None:
@@ -102,7 +102,7 @@ class DeltaTest(unittest.TestCase):
                  .replace("tulip_core.c:1309:22:", "tulip_core.c:1322:22:")
                  .replace("ne2k-pci.c:515:31:", "ne2k-pci.c:530:31:"))
         self.assertNotEqual(moved, recorded("build-base.log"))
-        self.assertEqual(bisect.warnings(moved) - self.seen, {})
+        self.assertEqual(bisect.new_warnings(bisect.warnings(moved), self.seen), {})
 
     def test_second_copy_is_new(self) -> None:
         """A second copy of a warning the base had once is new, once; a
@@ -110,14 +110,14 @@ class DeltaTest(unittest.TestCase):
         tulip = TULIP.replace(": warning:", ":1400:9: warning:")
         ne2k = (f"{bisect.SRC}/drivers/net/ethernet/8390/ne2k-pci.c:600:12: warning: "
                 "cast to restricted __le32")
-        new = (bisect.warnings(f"{recorded('build-base.log')}{tulip}\n{ne2k}\n")
-               - self.seen)
+        new = bisect.new_warnings(
+            bisect.warnings(f"{recorded('build-base.log')}{tulip}\n{ne2k}\n"), self.seen)
         self.assertEqual(new, {TULIP: 1, "drivers/net/ethernet/8390/ne2k-pci.c: "
                                "warning: cast to restricted __le32": 1})
 
     def test_gone_warning_not_counted(self) -> None:
         """A warning that a patch removed makes no negative count."""
-        new = bisect.warnings("") - self.seen
+        new = bisect.new_warnings(bisect.warnings(""), self.seen)
         self.assertEqual(new, {})
         self.assertFalse(new)
 

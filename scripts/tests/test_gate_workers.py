@@ -34,6 +34,13 @@ class FakeStages(gate_run.Gate):
         return gate_run.Outcome(job, verdict=ktap.StageVerdict(job.key))
 
 
+class NoSetup(FakeStages):
+    """FakeStages that installs nothing and prepares no tree."""
+
+    def setup(self) -> None:
+        pass
+
+
 class QuietGate(gate_run.Gate):
     """A gate that says nothing."""
 
@@ -87,6 +94,17 @@ class WorkersTest(unittest.TestCase):
         self.assertEqual(finished["checkpatch@7.3"].verdict.failed, 0)
         self.assertIn("bisect@7.3", finished)
         self.assertIn("e2e@7.3", finished)
+
+    def test_left_out_stages_reported_as_skipped(self) -> None:
+        """Gate.run() lists each stage a base or the tier leaves out as
+        skipped, with its reason, and never one that ran."""
+        gate = NoSetup("")
+        outcomes = {o.job.key: o.verdict for o in gate.run()}
+        self.assertIn("cold budget", outcomes["e2e@6.12"].skip)
+        self.assertIn("on 7.3 only", outcomes["userspace@6.12"].skip)
+        self.assertIn("check-full only", outcomes["kunit-debug@7.3"].skip)
+        self.assertEqual(outcomes["e2e@7.3"].skip, "")
+        self.assertEqual(outcomes["checkpatch@6.12"].skip, "")
 
     def test_broken_guest_kernels_release_the_guest_runs(self) -> None:
         """A guest-kernel build that breaks still counts as done, so the

@@ -147,13 +147,28 @@ class SendPrepTest(unittest.TestCase):
                             ("Someone", "someone@lists.invalid"),
                             ("Seed", "maintainers@users.noreply.a-seed.example"),
                             ("Ex", "ex@example.com"), ("", "a@b.org"),
-                            ("Name", "")):
+                            ("Name", ""),
+                            # The placeholder's name with a real address,
+                            # and its address under a real name.
+                            ("Board Numbers Team", "team@kernel-dev.org"),
+                            ("Ada Lovelace", send_prep.PLACEHOLDER_EMAIL)):
             with self.subTest(email=email), self.assertRaises(Failure):
                 self.identity(name, email)
 
     def test_person_accepted(self) -> None:
         self.assertEqual(self.identity("Ada Lovelace", "ada@kernel-dev.org"),
                          ("Ada Lovelace", "ada@kernel-dev.org"))
+
+    def test_placeholder_left_in_a_mail(self) -> None:
+        """A mail that names the placeholder by its name or its address
+        alone is caught; one rewritten for a person is not."""
+        self.assertTrue(send_prep.names_placeholder(f"From: {PLACEHOLDER}\n"))
+        self.assertTrue(send_prep.names_placeholder(
+            f"Cc: {send_prep.PLACEHOLDER_EMAIL}\n"))
+        self.assertTrue(send_prep.names_placeholder(
+            f"Signed-off-by: {send_prep.PLACEHOLDER_NAME} <ada@kernel-dev.org>\n"))
+        self.assertFalse(send_prep.names_placeholder(
+            "From: Ada Lovelace <ada@kernel-dev.org>\n"))
 
     def test_rewrite(self) -> None:
         text = (DATA / "cover-letter.patch").read_text()
