@@ -148,10 +148,10 @@ BACKPORT_RUNS = (f"make check-full only on the backport base: make check builds 
 
 # In the order the workers take them, each the first one that is ready:
 # the guest kernels first (every guest run and KUnit need them), the
-# static checks beside them, then KUnit and the guest runs, longest
-# first, as soon as the guest kernels are there, and the long builds
-# (bisect, kunit-debug) on whichever worker is free of them. Each stage
-# runs on every base (the bases in turn) unless it names one.
+# static checks and bisect beside them, then KUnit and the guest runs,
+# longest first, as soon as the guest kernels are there, and the other
+# long builds (kunit-debug) on whichever worker is free of them. Each
+# stage runs on every base (the bases in turn) unless it names one.
 GUESTS = "guest-kernels"
 STAGES = [
     Stage(GUESTS, "guest.kernel",
@@ -162,6 +162,13 @@ STAGES = [
     Stage("checkpatch", "checks.checkpatch", {"check": (), "full": ()}),
     Stage("patchwork", "checks.patchwork", {"check": (), "full": ()}),
     Stage("callsites", "checks.callsites", {"check": (), "full": ()}),
+    # The longest stage: started beside the guest kernels (cold) or the
+    # guest runs (warm), not after them.
+    Stage("bisect", "checks.bisect", {"check": (), "full": ()},
+          backport={"check": ("--whole",)},
+          why_backport=f"make check builds the whole series on the "
+          f"backport base, each prefix on {UPSTREAM} (where the sets are "
+          "sent and bisected); make check-full each prefix on both"),
     # On the patched guest kernel, which has the suites.
     Stage("kunit", "checks.kunit", {"check": (), "full": ()}, after=GUESTS,
           upstream_only={"check": BACKPORT_RUNS}),
@@ -172,11 +179,6 @@ STAGES = [
           after=GUESTS, upstream_only={"check": BACKPORT_RUNS}),
     Stage("userspace", "userspace.udev", {"check": (), "full": ()},
           after=GUESTS, only=UPSTREAM, why_only=ONE_BASE),
-    Stage("bisect", "checks.bisect", {"check": (), "full": ()},
-          backport={"check": ("--whole",)},
-          why_backport=f"make check builds the whole series on the "
-          f"backport base, each prefix on {UPSTREAM} (where the sets are "
-          "sent and bisected); make check-full each prefix on both"),
     # After KUnit and the guest kernels, whose objects its builds reuse.
     Stage("mutants", "mutants.mutate", {"full": ()}, after="kunit",
           skip="make check-full only: three guest kernel builds "
