@@ -6,8 +6,9 @@ touches in build/BASE/bisect/out (x86_64 defconfig plus KUnit, every
 KUnit test on, from the worktree build/BASE/bisect/linux) with gcc, W=1
 and sparse on every file compiled (C=1); build them, at the same time,
 with clang (Debian 13's clang-19, LLVM=-19, in the root of
-lib/toolroot.py) and W=1 in build/BASE/bisect/out-clang; and run scripts/kernel-doc -none -Wall
-on the C files and headers the patch changes. A patch passes when its
+lib/toolroot.py) and W=1 in build/BASE/bisect/out-clang; and run
+scripts/kernel-doc -none -Wall on the C files and headers the patch
+changes. A patch passes when its
 prefix builds with both compilers and brings no compiler, sparse or
 kernel-doc warning that the base tree did not have, so the
 series stays bisectable and adds no warnings. Sparse on the files make
@@ -228,8 +229,8 @@ def both(label: str, targets: list[str],
     prepare), which the other's compiling fills."""
     with ThreadPoolExecutor(max_workers=2) as pool:
         running = {compiler: pool.submit(build, label, targets, kconfig,
-                                       clang=compiler == "clang")
-                 for compiler in ("gcc", "clang")}
+                                         clang=compiler == "clang")
+                   for compiler in ("gcc", "clang")}
         return {compiler: job.result() for compiler, job in running.items()}
 
 

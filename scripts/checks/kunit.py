@@ -92,6 +92,7 @@ def verdict(report: list[tuple[str, str]], returncode: int,
         rows.append(("kernel log", False, trouble[0]))
     return rows
 
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--variant", help="on the guest kernel variant "
