@@ -26,7 +26,19 @@ compile coverage.
 With --whole, only the base and the whole series are built and checked
 the same way: make check does that on the backport base (6.12), whose
 sets are applied whole, to stay in its budget; make check-full walks
-every prefix on every base.
+every prefix on every base; with --no-clang as well (make check on
+6.12), gcc alone builds them, clang being 7.3's. With --clang-whole
+(make check on 7.3),
+gcc, sparse and kernel-doc walk every prefix and clang builds the base
+and the whole series only: a clang build costs a prefix as much as the
+gcc one, and the series brings no code that only clang compiles.
+
+Sparse runs where the tree takes Debian's sparse. Linux 7.3's
+scripts/checker-valid.sh refuses sparse 0.6.4, the newest Debian has (12
+and 13), as it lacks __typeof_unqual__, which the tree's headers use for
+the checker; kbuild then turns C=1 off with a warning only. This stage
+asks checker-valid.sh first, says when sparse cannot run and why, and
+fails when kbuild turns sparse off on a tree that took it.
 """
 
 from __future__ import annotations
@@ -93,6 +105,12 @@ CONFIG = ["--enable", "KUNIT_ALL_TESTS", "--disable", "WERROR",
           *[arg for name in DRIVERS for arg in ("--enable", name)],
           *[arg for name in MODULES for arg in ("--module", name)]]
 WARNING = re.compile(r"^(\S+?):\d+(?::\d+)?: (warning|error): (.*)$")
+# scripts/kernel-doc in Python (Linux 6.16 on) says "Warning: FILE:LINE
+# TEXT", where the Perl one of 6.12 said "FILE:LINE: warning: TEXT".
+KERNEL_DOC_WARNING = re.compile(r"^(Warning|Error): (\S+?):\d+ (.*)$")
+# What kbuild prints when scripts/checker-valid.sh refuses the checker,
+# before it turns C=1 off.
+SPARSE_OFF = "specified, but sparse is not available or not up to date"
 
 
 def git(*args: str) -> str:
@@ -152,11 +170,36 @@ def warnings(output: str) -> Counter[str]:
     for line in output.splitlines():
         m = WARNING.match(line)
         if m:
-            # gcc names a source relative to the build directory
-            # (../linux/...), sparse by its absolute path: one key for both.
-            path = re.sub(r"^(\.\./)+linux/", "", m.group(1).replace(f"{SRC}/", ""))
-            found[f"{path}: {m.group(2)}: {m.group(3)}"] += 1
+            where, kind, text = m.groups()
+        else:
+            m = KERNEL_DOC_WARNING.match(line)
+            if not m:
+                continue
+            kind, where, text = m.group(1).lower(), m.group(2), m.group(3)
+        # gcc names a source relative to the build directory
+        # (../linux/...), sparse by its absolute path: one key for both.
+        path = re.sub(r"^(\.\./)+linux/", "", where.replace(f"{SRC}/", ""))
+        found[f"{path}: {kind}: {text}"] += 1
     return found
+
+
+def sparse_refused() -> str:
+    """Why the checked-out tree's kbuild refuses Debian's sparse, or ""
+    when it takes it: the tree's own test, scripts/checker-valid.sh, with
+    the flags x86_64 gives it."""
+    script = SRC / "scripts" / "checker-valid.sh"
+    if not script.is_file():
+        return ""
+    proc = run(["sh", str(script), "sparse", "--arch=x86", "-mlittle-endian",
+                "-m64"], cwd=SRC, capture=True, check=False)
+    if proc.stdout.strip() == "1":
+        return ""
+    version = run(["sparse", "--version"], capture=True,
+                  check=False).stdout.strip() or "(not found)"
+    lacks = (", which lacks __typeof_unqual__ (the tree's headers use it "
+             "for the checker)" if "__typeof_unqual__" in script.read_text() else "")
+    return (f"the tree's scripts/checker-valid.sh refuses sparse {version}"
+            f"{lacks}; Debian has no newer sparse")
 
 
 def kernel_doc(files: list[str]) -> str:
@@ -207,7 +250,7 @@ def present(targets: list[str], tree: Path) -> list[str]:
 
 
 def build(label: str, targets: list[str], kconfig: bool = True,
-          clang: bool = False) -> tuple[int, Counter[str], str]:
+          clang: bool = False, sparse: bool = True) -> tuple[int, Counter[str], str]:
     # olddefconfig picks up Kconfig symbols a patch adds, with their
     # defaults (KUNIT_ALL_TESTS turns the new test suites on).
     if kconfig:
@@ -216,21 +259,27 @@ def build(label: str, targets: list[str], kconfig: bool = True,
     if not targets:
         return 0, Counter(), ""
     # Sparse once, with gcc: it checks the source, not the compiler.
-    flags = ("W=1",) if clang else ("W=1", "C=1")
+    checker = sparse and not clang
+    flags = ("W=1", "C=1") if checker else ("W=1",)
     code, out = make(*flags, *targets, check=False, clang=clang)
     (CLANG_OUT if clang else OUT).joinpath(f"build-{label}.log").write_text(out)
+    if checker and SPARSE_OFF in out:
+        raise Failure("kbuild turned sparse off although the tree's "
+                      "scripts/checker-valid.sh took it; no prefix would be "
+                      f"checked:\n{out[:2000]}")
     return code, warnings(out), out
 
 
-def both(label: str, targets: list[str],
-         kconfig: bool) -> dict[str, tuple[int, Counter[str], str]]:
-    """build() with gcc and with clang at the same time: each make spends
-    much of a prefix's time in its own serial steps (configuration,
-    prepare), which the other's compiling fills."""
+def both(label: str, targets: list[str], kconfig: dict[str, bool],
+         sparse: bool = True) -> dict[str, tuple[int, Counter[str], str]]:
+    """build() with each compiler of @kconfig (gcc, clang: whether its
+    configuration must be brought up to date first) at the same time: each
+    make spends much of a prefix's time in its own serial steps
+    (configuration, prepare), which the other's compiling fills."""
     with ThreadPoolExecutor(max_workers=2) as pool:
-        running = {compiler: pool.submit(build, label, targets, kconfig,
-                                         clang=compiler == "clang")
-                   for compiler in ("gcc", "clang")}
+        running = {compiler: pool.submit(build, label, targets, again,
+                                         clang=compiler == "clang", sparse=sparse)
+                   for compiler, again in kconfig.items()}
         return {compiler: job.result() for compiler, job in running.items()}
 
 
@@ -256,14 +305,27 @@ def main() -> int:
     parser.add_argument("--whole", action="store_true",
                         help="build the base and the whole series only, not "
                         "each prefix (make check on the backport base)")
+    parser.add_argument("--clang-whole", action="store_true",
+                        help="build each prefix with gcc, and the base and the "
+                        "whole series only with clang (make check on 7.3)")
+    parser.add_argument("--no-clang", action="store_true",
+                        help="build with gcc only (make check on 6.12)")
     args = parser.parse_args()
     names = series_patches()
     worktree()
     if git("rev-list", "--count", "base..series") != str(len(names)):
         raise Failure("branch series does not hold the series: run 'make tree'")
-    toolroot.CLANG.ensure()
+    refused = sparse_refused()
+    sparse = not refused
+    if refused:
+        print(f"bisect: sparse cannot run on this base: {refused}. Prefixes "
+              "are checked with gcc W=1, clang W=1 and kernel-doc; sparse "
+              "runs on the bases whose tree takes it.")
+    compilers = ("gcc",) if args.no_clang else ("gcc", "clang")
+    if "clang" in compilers:
+        toolroot.CLANG.ensure()
+        configure(clang=True)
     configure()
-    configure(clang=True)
     original = git("rev-parse", "series")
     # (commit, name, files it changes, targets) of each step after the base
     if args.whole:
@@ -277,25 +339,36 @@ def main() -> int:
             # The last prefix builds everything, as the base did.
             steps.append((commit, name, files,
                           TARGETS if index == len(names) else touched(files)))
+    checked = "W=1, sparse or kernel-doc" if sparse else "W=1 or kernel-doc"
     passed = failed = 0
     rows: list[results.Row] = []
     try:
         git("checkout", "-q", "--detach", "base")
-        log("building the base tree's objects with gcc (W=1, C=1) and clang "
-            "(W=1), and running kernel-doc")
+        log("building the base tree's objects with gcc (W=1" +
+            (", C=1" if sparse else "") + ")" +
+            (" and clang (W=1)" if "clang" in compilers else "") +
+            ", and running kernel-doc")
         seen: dict[str, Counter[str]] = {}
-        for compiler, (code, seen[compiler], out) in both("base", TARGETS, True).items():
+        for compiler, (code, seen[compiler], out) in both(
+                "base", TARGETS, dict.fromkeys(compilers, True), sparse).items():
             if code != 0:
                 raise Failure(f"the base tree does not build with {compiler}:\n" +
                               "\n".join(out.splitlines()[-20:]))
         seen["gcc"] += warnings(kernel_doc(changed_by_series()))
         for index, (commit, name, files, targets) in enumerate(steps, 1):
             git("checkout", "-q", "--detach", commit)
-            kconfig = any("Kconfig" in f for f in files)
+            kconfig = {"gcc": any("Kconfig" in f for f in files)}
+            if args.no_clang:
+                pass
+            elif not args.clang_whole:
+                kconfig["clang"] = kconfig["gcc"]
+            elif index == len(steps):
+                # clang's build directory was last brought up at the base.
+                kconfig["clang"] = True
             failures = []
             counts = []
             for compiler, (code, found, out) in both(f"{index:04d}", targets,
-                                                     kconfig).items():
+                                                     kconfig, sparse).items():
                 if compiler == "gcc":
                     found += warnings(kernel_doc(files))
                 new = new_warnings(found, seen[compiler])
@@ -313,14 +386,18 @@ def main() -> int:
                     t.rsplit("/", 2)[-2] if t.endswith("/") else t.rsplit("/", 1)[-1]
                     for t in targets) or "nothing to build"
                 docs = sum(f.endswith((".c", ".h")) for f in files)
-                print(f"bisect: PASS  {name} (builds with gcc and clang, no new "
-                      f"W=1, sparse or kernel-doc warning; {built}; kernel-doc "
-                      f"on {docs} files)")
+                print(f"bisect: PASS  {name} (builds with "
+                      f"{' and '.join(kconfig)}, no new {checked} warning; "
+                      f"{built}; kernel-doc on {docs} files)")
     finally:
         git("checkout", "-q", "--detach", "series")
         if git("rev-parse", "HEAD") != original:
             raise Failure("could not return to branch series")
-    results.save("bisect", rows, clang=f"clang{toolroot.LLVM} (Debian {toolroot.CLANG.suite})")
+    results.save("bisect", rows, clang=f"clang{toolroot.LLVM} (Debian {toolroot.CLANG.suite})",
+                 sparse=refused or "on every gcc build",
+                 clang_steps=("none (make check-full builds with clang)" if args.no_clang
+                              else "base and whole series" if args.clang_whole
+                              else "every step"))
     print(f"bisect: {passed} passed, {failed} failed")
     return 1 if failed else 0
 

@@ -147,6 +147,9 @@ def render(gate: dict[str, Any], stages: dict[tuple[str, str], dict[str, Any]],
             if record:
                 lines += ["", f"### {name} on {base}", "",
                           f"{record['passed']} of {len(record['rows'])} {what} pass."]
+                if name == "bisect":
+                    lines += ["", f"clang: {record.get('clang_steps', 'every step')}; "
+                              f"sparse: {record.get('sparse', 'on every gcc build')}."]
     for name in LISTED:
         for base in gate["bases"]:
             record = stages.get((name, base))

@@ -20,7 +20,8 @@ every base it runs on (ONLY), and counts its cases:
   kunit        every KUnit case of the series: kunit.py exec on QEMU
                x86_64, on the patched guest kernel, which has the suites
   bisect       each prefix of the series builds with gcc and clang, with
-               no new W=1, sparse or kernel-doc warning
+               no new W=1, sparse or kernel-doc warning (sparse where
+               the tree takes Debian's: 6.12, not 7.3)
   kunit-debug  the KUnit cases under KASAN, kmemleak, lockdep and the
                object checks (the debug guest kernel,
                qemu-configs/debug.config)
@@ -39,16 +40,16 @@ The tiers run the same stages and scenarios, each with its negative
 control; they differ in depth (see TIERS):
 
   check  the pull-request gate: scenarios a and b 20 cycles, c 40 steps,
-         no raw-loop figure; reliability --short
+         no raw-loop figure; userspace 10 re-plugs; reliability --short
          (100 unbind/bind, 20 remove/rescan, 10 surprise removals, fault
-         injection on e1000); bisect walks each prefix on 7.3 and
-         builds the whole series on 6.12; the guest kernels, KUnit and
-         e2e on 7.3 only (BACKPORT_RUNS); kunit-debug skipped (its cold
-         build alone, KASAN and lockdep, is a large part of the budget)
+         injection on e1000); bisect walks each prefix on 7.3 (clang
+         on the base and the whole series) and builds the whole series
+         on 6.12 with gcc and sparse; the guest kernels, KUnit and e2e on 7.3 only
+         (BACKPORT_RUNS); kunit-debug skipped (its cold build alone,
+         KASAN and lockdep, is a large part of the budget)
   full   the nightly depth: 100-cycle scenarios with the raw loop, 1000
          binds, 200 rescans, 50 surprise removals, both drivers under
-         fault injection, kunit-debug
-  (userspace runs whole in both: 50 re-plugs per variant)
+         fault injection, userspace 50 re-plugs, kunit-debug
   debug  e2e scenarios a-d and f, a 1000-cycle soak, the async, params
          and loops runs on the debug guest kernel (see e2e.runner and
          reliability.runs for what is left out there, and why)
@@ -143,15 +144,18 @@ ONE_BASE = (f"on {UPSTREAM} only, the base the sets are sent against: the "
 BACKPORT_RUNS = (f"make check-full only on the backport base: make check builds "
                  f"the guest kernels, which KUnit and the guest runs need, on "
                  f"{UPSTREAM} alone, to stay in CI's cold budget; on this base it "
-                 "builds the whole series (gcc, sparse, clang) and runs the "
+                 "builds the whole series (gcc, sparse) and runs the "
                  "static checks")
 
 # In the order the workers take them, each the first one that is ready:
-# the guest kernels first (every guest run and KUnit need them), the
-# static checks and bisect beside them, then KUnit and the guest runs,
-# longest first, as soon as the guest kernels are there, and the other
-# long builds (kunit-debug) on whichever worker is free of them. Each
-# stage runs on every base (the bases in turn) unless it names one.
+# the guest kernels and bisect first, beside each other; then KUnit and
+# the guest runs, longest first, which are ready only when the guest
+# kernels are there; the short static checks last, filling the gaps.
+# In a warm make check of 2026-12-05 with bisect after the guest runs, its
+# walk of 7.3's prefixes ended the gate alone for 250 s at about one
+# CPU. The other long builds (kunit-debug) come on whichever worker is
+# free. Each stage runs on every base (UPSTREAM first) unless it names
+# one.
 GUESTS = "guest-kernels"
 STAGES = [
     Stage(GUESTS, "guest.kernel",
@@ -159,16 +163,16 @@ STAGES = [
            "full": ("--flavour", "patched,plain"),
            "debug": ("--flavour", "patched", "--variant", "debug")},
           upstream_only={"check": BACKPORT_RUNS}),
-    Stage("checkpatch", "checks.checkpatch", {"check": (), "full": ()}),
-    Stage("patchwork", "checks.patchwork", {"check": (), "full": ()}),
-    Stage("callsites", "checks.callsites", {"check": (), "full": ()}),
-    # The longest stage: started beside the guest kernels (cold) or the
-    # guest runs (warm), not after them.
-    Stage("bisect", "checks.bisect", {"check": (), "full": ()},
-          backport={"check": ("--whole",)},
+    # The longest chain of builds, much of it serial (a make per prefix):
+    # started at once, beside the guest kernels (cold) or the guest runs
+    # (warm), so that it does not end the gate alone.
+    Stage("bisect", "checks.bisect", {"check": ("--clang-whole",), "full": ()},
+          backport={"check": ("--whole", "--no-clang")},
           why_backport=f"make check builds the whole series on the "
-          f"backport base, each prefix on {UPSTREAM} (where the sets are "
-          "sent and bisected); make check-full each prefix on both"),
+          f"backport base with gcc (and sparse, which {UPSTREAM}'s tree "
+          f"refuses), each prefix on {UPSTREAM} (where the sets are sent "
+          "and bisected; clang there on the base and the whole series); "
+          "make check-full each prefix with both compilers on both"),
     # On the patched guest kernel, which has the suites.
     Stage("kunit", "checks.kunit", {"check": (), "full": ()}, after=GUESTS,
           upstream_only={"check": BACKPORT_RUNS}),
@@ -177,8 +181,11 @@ STAGES = [
     Stage("e2e", "e2e.runner",
           {"check": ("--cycles", "20", "--steps", "40", "--no-raw"), "full": ()},
           after=GUESTS, upstream_only={"check": BACKPORT_RUNS}),
-    Stage("userspace", "userspace.udev", {"check": (), "full": ()},
+    Stage("userspace", "userspace.udev", {"check": ("--replugs", "10"), "full": ()},
           after=GUESTS, only=UPSTREAM, why_only=ONE_BASE),
+    Stage("checkpatch", "checks.checkpatch", {"check": (), "full": ()}),
+    Stage("patchwork", "checks.patchwork", {"check": (), "full": ()}),
+    Stage("callsites", "checks.callsites", {"check": (), "full": ()}),
     # After KUnit and the guest kernels, whose objects its builds reuse.
     Stage("mutants", "mutants.mutate", {"full": ()}, after="kunit",
           skip="make check-full only: three guest kernel builds "
@@ -210,9 +217,11 @@ HARNESS = Stage("harness", "tests", {"check": (), "full": (), "debug": ()})
 
 def jobs(tier: str, bases: list[str]) -> list[Job]:
     """The stages of @tier on @bases, in the order the workers take them:
-    stage by stage, each on every base it runs on."""
+    stage by stage, each on every base it runs on, UPSTREAM first (its
+    bisect walks every prefix, the longest of the two)."""
+    ordered = sorted(bases, key=lambda base: base != UPSTREAM)
     return [Job(stage, base) for stage in STAGES if tier in stage.args
-            for base in bases if stage.runs_on(tier, base)]
+            for base in ordered if stage.runs_on(tier, base)]
 
 
 @dataclass

@@ -120,6 +120,12 @@ def setup_build_env(cfg: Config, environ: dict[str, str] | None = None) -> None:
     # Four kernels (KUnit, the debug KUnit, the bisect objects, two guests)
     # with many objects each: more than ccache's default 5 GiB.
     env.setdefault("CCACHE_MAXSIZE", "30G")
+    # On a miss, ccache's default mode runs the preprocessor as well as the
+    # compiler; its depend mode takes the headers from the compiler's own
+    # -MMD file instead. Measured on 7.3's e1000e and tulip (22 objects, -j2,
+    # W=1, empty cache): 67 s of CPU by default, 56 s in depend mode, 47 s
+    # without ccache. Hits are found the same way in both modes.
+    env.setdefault("CCACHE_DEPEND", "1")
 
 
 # The names modules imported before Config, for the modules that still

@@ -119,8 +119,9 @@ def command(cmd: list[str], binds: list[Path], cwd: Path) -> list[str]:
         steps.append(f"mkdir -p {shlex.quote(str(inside))} && "
                      f"mount --bind {shlex.quote(str(path))} {shlex.quote(str(inside))}")
     steps.append(f"mount -t proc proc {shlex.quote(str(CLANG.path / 'proc'))}")
+    # CCACHE_DEPEND as lib.common's setup_build_env() sets it for gcc.
     inner = (f"cd {shlex.quote(str(cwd))} && export CCACHE_DIR={shlex.quote(str(CCACHE))}"
-             f" PATH=/usr/lib/ccache:/usr/bin:/bin && exec {shlex.join(cmd)}")
+             f" CCACHE_DEPEND=1 PATH=/usr/lib/ccache:/usr/bin:/bin && exec {shlex.join(cmd)}")
     steps.append(f"exec chroot {shlex.quote(str(CLANG.path))} /bin/sh -c {shlex.quote(inner)}")
     return ["unshare", "--mount", "--propagation", "private", "sh", "-c",
             " && ".join(steps)]

@@ -116,7 +116,8 @@ def figure_fields() -> dict[str, Callable[[], str]]:
     """The @NAME@ fields a template can use, each computed when used."""
     def load(stage: str) -> dict[str, Any]:
         record = results.load(stage)
-        if stage in ("e2e", "reliability") and record.get("tier") == "check":
+        if stage in ("e2e", "reliability", "userspace",
+                     "bisect") and record.get("tier") == "check":
             raise Failure(f"the results of {stage} are make check's short "
                           "forms: a cover letter reports make check-full's depth")
         return record

@@ -157,11 +157,20 @@ class Driver:
 
     def plug(self, guest: Guest, model: Model, slot: int, cycle: int) -> str:
         """Hot-add a NIC at slot 3 + @slot and check it through the agent's
-        read-back (added()) rather than its line, as every bind here is."""
-        hotplug.device_add(guest, DRIVERS[self.driver].device, f"nic{slot}",
-                           bus="pci.0", addr=hex(3 + slot))
+        read-back (added()), as every bind here is. device_add returns
+        once QEMU has the device, before the guest's ACPI hot-plug handler
+        has probed it: the read-back waits for the agent's line for that
+        NIC, or the probe's failure, first. (Asked at once, the agent once
+        found no interface yet, in a make check whose two bisects slowed
+        the guest.)"""
         pci = f"0000:00:{3 + slot:02x}.0"
-        self.added(guest, model, pci, [], cycle)
+        probe = hotplug.add(guest, DRIVERS[self.driver].device, f"nic{slot}",
+                            rf"{hotplug.AGENT_ADD}bus={re.escape(pci)} |"
+                            rf"{re.escape(pci)}: probe with driver \S+ failed",
+                            TIMEOUT, bus="pci.0", addr=hex(3 + slot))
+        # The probe's kernel lines (board number, spent-slot message) are
+        # in what the wait read.
+        self.added(guest, model, pci, probe.lines, cycle)
         return pci
 
     def round(self, guest: Guest, model: Model, nic: str, spare: int,

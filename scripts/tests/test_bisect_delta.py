@@ -19,8 +19,10 @@ from __future__ import annotations
 import tempfile
 import unittest
 from pathlib import Path
+from unittest import mock
 
 from checks import bisect
+from lib.common import Failure
 
 DATA = Path(__file__).parent / "test_data"
 TULIP = ("drivers/net/ethernet/dec/tulip/tulip_core.c: warning: variable "
@@ -69,6 +71,19 @@ class WarningsTest(unittest.TestCase):
             "struct member 'dev' not described in 'ne2k_pci_reset_options'",
             "drivers/net/ethernet/8390/ne2k-pci.c: warning: expecting prototype for "
             "ne2k_reset(). Prototype was for ne2k_pci_reset_options() instead"])
+
+    def test_python_kernel_doc(self) -> None:
+        """The Python kernel-doc of Linux 7.3 says "Warning: FILE:LINE TEXT":
+        keyed as the Perl one's "FILE:LINE: warning: TEXT" is."""
+        perl = bisect.warnings(
+            "drivers/net/ethernet/via/via-velocity.c:396: warning: No description "
+            "found for return value of 'get_chip_name'\n")
+        python = bisect.warnings(
+            "Warning: drivers/net/ethernet/via/via-velocity.c:395 No description "
+            "found for return value of 'get_chip_name'\n"
+            "Error: drivers/base/devres.c:12 Cannot parse struct or union!\n")
+        perl["drivers/base/devres.c: error: Cannot parse struct or union!"] += 1
+        self.assertEqual(python, perl)
 
     def test_path_prefix_dropped(self) -> None:
         """A warning printed with the worktree's absolute path has the same
@@ -120,6 +135,46 @@ class DeltaTest(unittest.TestCase):
         new = bisect.new_warnings(bisect.warnings(""), self.seen)
         self.assertEqual(new, {})
         self.assertFalse(new)
+
+
+class SparseTest(unittest.TestCase):
+    """Sparse where the tree takes it: sparse_refused() asks the tree's
+    scripts/checker-valid.sh, and build() fails when kbuild turns C=1 off
+    all the same."""
+
+    def tree(self, answer: str) -> Path:
+        """A tree whose checker-valid.sh answers @answer, as 7.3's does for
+        a sparse without __typeof_unqual__ ("0") or 6.12's for any ("1")."""
+        root = Path(tempfile.mkdtemp())
+        (root / "scripts").mkdir()
+        (root / "scripts" / "checker-valid.sh").write_text(
+            f"# __typeof_unqual__(*q) v = *q;\necho {answer}\n")
+        self.addCleanup(lambda: __import__("shutil").rmtree(root))
+        return root
+
+    def test_refused_says_why(self) -> None:
+        with mock.patch.object(bisect, "SRC", self.tree("0")):
+            why = bisect.sparse_refused()
+        self.assertIn("refuses sparse", why)
+        self.assertIn("__typeof_unqual__", why)
+
+    def test_taken(self) -> None:
+        with mock.patch.object(bisect, "SRC", self.tree("1")):
+            self.assertEqual(bisect.sparse_refused(), "")
+
+    def test_sparse_turned_off_fails(self) -> None:
+        """kbuild's "C=1 specified, but sparse is not available" when sparse
+        was meant to run is a failure, not a pass without sparse."""
+        out = ("Makefile:1311: C=1 specified, but sparse is not available or "
+               "not up to date\n  CC      drivers/base/devres.o\n")
+        with mock.patch.object(bisect, "make", return_value=(0, out)), \
+                mock.patch.object(bisect, "OUT", Path(tempfile.mkdtemp())):
+            with self.assertRaises(Failure):
+                bisect.build("t", ["drivers/base/devres.o"], kconfig=False)
+            # Told not to run sparse (a tree that refuses it), no failure.
+            code, _, _ = bisect.build("t", ["drivers/base/devres.o"], kconfig=False,
+                                      sparse=False)
+        self.assertEqual(code, 0)
 
 
 class TouchedTest(unittest.TestCase):

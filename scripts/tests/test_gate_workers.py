@@ -84,9 +84,25 @@ class WorkersTest(unittest.TestCase):
         self.assertIn(f"userspace@{gate_run.UPSTREAM}", wanted)
         self.assertEqual([k for k in wanted if k.startswith("userspace@")],
                          [f"userspace@{gate_run.UPSTREAM}"])
-        # One worker starts on the guest kernels, the other on the
-        # static checks.
-        self.assertEqual(started[:2], [f"{gate_run.GUESTS}@7.3", "checkpatch@6.12"])
+        # One worker starts on the guest kernels, the other on bisect's
+        # walk of UPSTREAM's prefixes.
+        self.assertEqual(started[:2], [f"{gate_run.GUESTS}@7.3",
+                                       f"bisect@{gate_run.UPSTREAM}"])
+
+    def test_guest_runs_before_the_builds_left(self) -> None:
+        """Once the guest kernels are there, the free workers take the
+        guest runs before the static checks still waiting (the STAGES
+        order)."""
+        events, _ = self.schedule()
+        kernels_done = next(t for kind, name, t in events
+                            if kind == "end" and name == f"{gate_run.GUESTS}@7.3")
+        after = [name for kind, name, t in events
+                 if kind == "start" and t >= kernels_done]
+        self.assertEqual(after[0], "kunit@7.3")
+        guest_runs = [f"{n}@7.3" for n in ("kunit", "reliability", "e2e", "userspace")]
+        others = [name for name in after if name not in guest_runs]
+        self.assertLess(max(after.index(name) for name in guest_runs),
+                        min(after.index(name) for name in others))
 
     def test_a_broken_stage_fails_and_the_rest_run(self) -> None:
         _, finished = self.schedule(broken="kunit@7.3")
@@ -136,8 +152,11 @@ class ArgumentsTest(unittest.TestCase):
         backport = next(b for b in ("6.12", "7.3") if b != gate_run.UPSTREAM)
         check = QuietGate("check", ["6.12", "7.3"])
         full = QuietGate("full", ["6.12", "7.3"])
-        self.assertEqual(check.arguments(gate_run.Job(bisect, backport)), ("--whole",))
-        self.assertEqual(check.arguments(gate_run.Job(bisect, gate_run.UPSTREAM)), ())
+        self.assertEqual(check.arguments(gate_run.Job(bisect, backport)),
+                         ("--whole", "--no-clang"))
+        self.assertEqual(check.arguments(gate_run.Job(bisect, gate_run.UPSTREAM)),
+                         ("--clang-whole",))
+        self.assertEqual(full.arguments(gate_run.Job(bisect, gate_run.UPSTREAM)), ())
         self.assertEqual(full.arguments(gate_run.Job(bisect, backport)), ())
         e2e = next(s for s in gate_run.STAGES if s.name == "e2e")
         self.assertEqual(check.arguments(gate_run.Job(e2e, backport)),
