@@ -16,6 +16,8 @@
 ##
 ##Other gates: make check-full (nightly depth, KUnit under KASAN, mutants),
 ##  make check-debug (the debug guest kernel); both as root, as check.
+##  FRESH=1 runs checkpatch and bisect again even where build/ keeps the
+##  passing result of the same inputs (scripts/lib/resultcache.py).
 ##One stage on one base (KERNEL=7.3 or 6.12; 6.12 if unset):
 ##  make tree | kunit | checkpatch | patchwork | callsites | bisect | e2e |
 ##       userspace | reliability | mutants
@@ -45,6 +47,7 @@ BOOT := bash scripts/bootstrap.sh &&
 	reliability mutants clean distclean kernel-named
 
 BASES := $(if $(KERNEL),--bases $(KERNEL))
+export BOARD_NUMBERS_FRESH := $(FRESH)
 
 help:
 	@sed -n 's/^##//p' $(firstword $(MAKEFILE_LIST))

@@ -49,7 +49,7 @@ from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from lib import results, toolroot
+from lib import resultcache, results, toolroot
 from lib.common import (
     BUILD, KERNEL, TREE, Failure, driver_kunitconfigs, jobs, kunitconfigs, log,
     main_guard, run, series_patches
@@ -300,6 +300,26 @@ def report(name: str, failures: list[tuple[str, int, str, Counter[str]]]) -> Non
             print(f"    new ({compiler}): {warning}")
 
 
+def inputs(whole: bool, clang_whole: bool, compilers: tuple[str, ...]) -> str:
+    """The digest of what the walk's results depend on
+    (lib/resultcache.py): the tree of the base and of every prefix (not
+    the commits, whose ids differ between clones), what is built and how,
+    this file and the clang root's module, the host's compilers, sparse
+    and make, and the clang root's packages when clang builds."""
+    trees = (git("rev-parse", "base^{tree}") + "\n" +
+             git("rev-list", "--format=%T", "--no-commit-header", "base..series"))
+    roots = [toolroot.CLANG.path / "var" / "lib" / "dpkg" / "status"] \
+        if "clang" in compilers else []
+    return resultcache.digest([
+        "bisect", f"whole={whole} clang_whole={clang_whole}", " ".join(compilers),
+        trees, "\n".join(TARGETS), " ".join(CONFIG),
+        *resultcache.files([Path(__file__), Path(toolroot.__file__), *roots,
+                            *kunitconfigs(), *driver_kunitconfigs()]),
+        resultcache.packages(["gcc", "gcc-12", "binutils", "make", "sparse",
+                              "perl", "python3", "libelf-dev", "libssl-dev",
+                              "bison", "flex"])])
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--whole", action="store_true",
@@ -315,13 +335,26 @@ def main() -> int:
     worktree()
     if git("rev-list", "--count", "base..series") != str(len(names)):
         raise Failure("branch series does not hold the series: run 'make tree'")
+    compilers = ("gcc",) if args.no_clang else ("gcc", "clang")
+    key = inputs(args.whole, args.clang_whole, compilers)
+    kept = resultcache.load("bisect", key)
+    if kept:
+        kept_rows = resultcache.replay("bisect", kept)
+        results.save("bisect", kept_rows, **kept["extra"])
+        print(f"bisect: {len(kept_rows)} passed, 0 failed")
+        return 0
+    lines: list[str] = []
+
+    def say(line: str) -> None:
+        print(line, flush=True)
+        lines.append(line)
+
     refused = sparse_refused()
     sparse = not refused
     if refused:
-        print(f"bisect: sparse cannot run on this base: {refused}. Prefixes "
-              "are checked with gcc W=1, clang W=1 and kernel-doc; sparse "
-              "runs on the bases whose tree takes it.")
-    compilers = ("gcc",) if args.no_clang else ("gcc", "clang")
+        say(f"bisect: sparse cannot run on this base: {refused}. Prefixes "
+            "are checked with gcc W=1, clang W=1 and kernel-doc; sparse "
+            "runs on the bases whose tree takes it.")
     if "clang" in compilers:
         toolroot.CLANG.ensure()
         configure(clang=True)
@@ -386,18 +419,20 @@ def main() -> int:
                     t.rsplit("/", 2)[-2] if t.endswith("/") else t.rsplit("/", 1)[-1]
                     for t in targets) or "nothing to build"
                 docs = sum(f.endswith((".c", ".h")) for f in files)
-                print(f"bisect: PASS  {name} (builds with "
-                      f"{' and '.join(kconfig)}, no new {checked} warning; "
-                      f"{built}; kernel-doc on {docs} files)")
+                say(f"bisect: PASS  {name} (builds with "
+                    f"{' and '.join(kconfig)}, no new {checked} warning; "
+                    f"{built}; kernel-doc on {docs} files)")
     finally:
         git("checkout", "-q", "--detach", "series")
         if git("rev-parse", "HEAD") != original:
             raise Failure("could not return to branch series")
-    results.save("bisect", rows, clang=f"clang{toolroot.LLVM} (Debian {toolroot.CLANG.suite})",
-                 sparse=refused or "on every gcc build",
-                 clang_steps=("none (make check-full builds with clang)" if args.no_clang
-                              else "base and whole series" if args.clang_whole
-                              else "every step"))
+    extra = {"clang": f"clang{toolroot.LLVM} (Debian {toolroot.CLANG.suite})",
+             "sparse": refused or "on every gcc build",
+             "clang_steps": ("none (make check-full builds with clang)" if args.no_clang
+                             else "base and whole series" if args.clang_whole
+                             else "every step")}
+    results.save("bisect", rows, **extra)
+    resultcache.keep("bisect", key, rows, lines, extra)
     print(f"bisect: {passed} passed, {failed} failed")
     return 1 if failed else 0
 

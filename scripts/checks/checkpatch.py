@@ -37,7 +37,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from lib import results
+from lib import resultcache, results
 from lib.common import PATCHES, TREE, Failure, main_guard, run, series_patches
 
 IGNORED = ["UNKNOWN_COMMIT_ID"]
@@ -150,22 +150,37 @@ def check(name: str) -> tuple[list[str], list[str]]:
     return failing, allowed
 
 
+def inputs() -> str:
+    """The digest of what the results depend on (lib/resultcache.py): the
+    patches, the base and series trees (checkpatch.pl, its word lists,
+    MAINTAINERS, the code the rules grep), Debian's codespell and perl,
+    and this file's rules."""
+    trees = run(["git", "rev-parse", "base^{tree}", "series^{tree}"], cwd=TREE,
+                capture=True).stdout
+    names = series_patches()
+    return resultcache.digest([
+        "checkpatch", trees, "\n".join(names), *resultcache.files(
+            [Path(__file__), CODESPELL, *(PATCHES / name for name in names)]),
+        resultcache.packages(["perl", "codespell"])])
+
+
 def main() -> int:
-    passed = failed = 0
-    rows = []
-    for name in series_patches():
-        findings, allowed = check(name)
-        if findings:
-            failed += 1
-            print(f"checkpatch: FAIL  {name}")
-        else:
-            passed += 1
-            print(f"checkpatch: PASS  {name}")
-        for line in findings + allowed:
-            print(f"    {line}")
-        rows.append((name, not findings, f"{len(allowed)} accepted findings"))
+    key = inputs()
+    kept = resultcache.load("checkpatch", key)
+    if kept:
+        rows = resultcache.replay("checkpatch", kept)
+    else:
+        rows, lines = [], []
+        for name in series_patches():
+            findings, allowed = check(name)
+            lines.append(f"checkpatch: {'FAIL' if findings else 'PASS'}  {name}")
+            lines += [f"    {line}" for line in findings + allowed]
+            print("\n".join(lines[-1 - len(findings + allowed):]), flush=True)
+            rows.append((name, not findings, f"{len(allowed)} accepted findings"))
+        resultcache.keep("checkpatch", key, rows, lines)
     results.save("checkpatch", rows)
-    print(f"checkpatch: {passed} passed, {failed} failed")
+    failed = sum(not ok for _, ok, _ in rows)
+    print(f"checkpatch: {len(rows) - failed} passed, {failed} failed")
     return 1 if failed else 0
 
 

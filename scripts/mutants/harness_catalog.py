@@ -85,7 +85,7 @@ MUTANTS: list[HarnessMutant] = [
         "upstream_only is applied in the tiers that do not name it, and not in those that do"),
     HarnessMutant(
         "jobs-ignore-runs-on", GATE,
-        "for base in bases if stage.runs_on(tier, base)]", "for base in bases]",
+        "for base in ordered if stage.runs_on(tier, base)]", "for base in ordered]",
         "the job list schedules every stage on every base, whatever runs_on says"),
     HarnessMutant(
         "gate-left-out-stage-unreported", GATE,
@@ -197,7 +197,8 @@ MUTANTS: list[HarnessMutant] = [
     # mail/cover_letter.py
     HarnessMutant(
         "cover-reliability-short-accepted", COVER,
-        'if stage in ("e2e", "reliability") and', 'if stage in ("e2e",) and',
+        'if stage in ("e2e", "reliability", "userspace",',
+        'if stage in ("e2e", "userspace",',
         "the cover letter reports reliability's make check short forms as full depth"),
     HarnessMutant(
         "cover-tier-check-wrong-key", COVER,

@@ -167,7 +167,10 @@ class SparseTest(unittest.TestCase):
         was meant to run is a failure, not a pass without sparse."""
         out = ("Makefile:1311: C=1 specified, but sparse is not available or "
                "not up to date\n  CC      drivers/base/devres.o\n")
+        # present() as if the worktree had the file: a clean clone has no
+        # worktree yet when the harness runs.
         with mock.patch.object(bisect, "make", return_value=(0, out)), \
+                mock.patch.object(bisect, "present", side_effect=lambda t, _: t), \
                 mock.patch.object(bisect, "OUT", Path(tempfile.mkdtemp())):
             with self.assertRaises(Failure):
                 bisect.build("t", ["drivers/base/devres.o"], kconfig=False)
