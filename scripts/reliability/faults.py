@@ -72,6 +72,9 @@ fault_bind() {{
 }}
 """
 FI = re.compile(r"FI n=(\d+) rc=(\d+) left=(\d+) bound=([01])")
+# The last line of a good probe, e1000's and e1000e's alike ("e1000
+# 0000:00:1a.0 eth22: Intel(R) PRO/1000 Network Connection").
+PROBE_DONE = r"Intel\(R\) PRO/1000 Network Connection"
 # The first frame of an injected fault's stack that is not the allocator's.
 ALLOCATOR = re.compile(r"should_fail|failslab|fail_dump|dump_stack|kmalloc|kmem_cache|"
                        r"slab_|__kvmalloc|kvmalloc|kzalloc|kstrdup|kvasprintf|"
@@ -159,13 +162,14 @@ class Driver:
         """Hot-add a NIC at slot 3 + @slot and check it through the agent's
         read-back (added()), as every bind here is. device_add returns
         once QEMU has the device, before the guest's ACPI hot-plug handler
-        has probed it: the read-back waits for the agent's line for that
-        NIC, or the probe's failure, first. (Asked at once, the agent once
-        found no interface yet, in a make check whose two bisects slowed
-        the guest.)"""
+        has probed it: the read-back waits for the end of that NIC's probe
+        on the console (the driver's last line, or the driver core's
+        failure) first. The agent is not listening here, so its own line
+        does not come. (Asked at once, the agent once found no interface
+        yet, in a make check whose two bisects slowed the guest.)"""
         pci = f"0000:00:{3 + slot:02x}.0"
         probe = hotplug.add(guest, DRIVERS[self.driver].device, f"nic{slot}",
-                            rf"{hotplug.AGENT_ADD}bus={re.escape(pci)} |"
+                            rf"{re.escape(pci)} \S+: {PROBE_DONE}|"
                             rf"{re.escape(pci)}: probe with driver \S+ failed",
                             TIMEOUT, bus="pci.0", addr=hex(3 + slot))
         # The probe's kernel lines (board number, spent-slot message) are
