@@ -391,13 +391,10 @@ def main() -> int:
         for index, (commit, name, files, targets) in enumerate(steps, 1):
             git("checkout", "-q", "--detach", commit)
             kconfig = {"gcc": any("Kconfig" in f for f in files)}
-            if args.no_clang:
-                pass
-            elif not args.clang_whole:
-                kconfig["clang"] = kconfig["gcc"]
-            elif index == len(steps):
-                # clang's build directory was last brought up at the base.
-                kconfig["clang"] = True
+            if "clang" in compilers and (not args.clang_whole or index == len(steps)):
+                # With --clang-whole, clang's build directory was last
+                # brought up at the base.
+                kconfig["clang"] = kconfig["gcc"] or args.clang_whole
             failures = []
             counts = []
             for compiler, (code, found, out) in both(f"{index:04d}", targets,

@@ -173,9 +173,10 @@ def main() -> int:
         rows, lines = [], []
         for name in series_patches():
             findings, allowed = check(name)
-            lines.append(f"checkpatch: {'FAIL' if findings else 'PASS'}  {name}")
-            lines += [f"    {line}" for line in findings + allowed]
-            print("\n".join(lines[-1 - len(findings + allowed):]), flush=True)
+            entry = [f"checkpatch: {'FAIL' if findings else 'PASS'}  {name}",
+                     *(f"    {line}" for line in findings + allowed)]
+            print("\n".join(entry), flush=True)
+            lines += entry
             rows.append((name, not findings, f"{len(allowed)} accepted findings"))
         resultcache.keep("checkpatch", key, rows, lines)
     results.save("checkpatch", rows)

@@ -20,13 +20,12 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import subprocess
 import time
 from pathlib import Path
 from typing import Any, Iterable
 
 from lib import results
-from lib.common import Config, config
+from lib.common import Config, config, run
 
 
 def digest(parts: Iterable[str | bytes]) -> str:
@@ -52,9 +51,8 @@ def files(paths: Iterable[Path]) -> list[bytes]:
 def packages(names: Iterable[str]) -> str:
     """The installed versions of Debian packages @names, as dpkg-query
     gives them (a missing one is named as missing)."""
-    proc = subprocess.run(["dpkg-query", "-W", "-f", "${Package} ${Version}\\n",
-                           *names], text=True, capture_output=True, check=False)
-    return proc.stdout + proc.stderr
+    return run(["dpkg-query", "-W", "-f", "${Package} ${Version}\\n", *names],
+               capture=True, check=False).stdout
 
 
 def path(stage: str, cfg: Config | None = None) -> Path:
