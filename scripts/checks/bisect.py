@@ -20,7 +20,7 @@ the files it does not really compile). Builds are incremental:
 after each patch, make runs on the targets in the directories the patch
 changes (on all of them when it changes include/, and for the last
 patch), and checking out the next patch only touches what it changed.
-Every converted driver is built (DRIVERS), so this is also the series'
+Every converted driver is built (drivers()), so this is also the series'
 compile coverage.
 
 With --whole, only the base and the whole series are built and checked
@@ -51,16 +51,23 @@ from pathlib import Path
 
 from lib import resultcache, results, toolroot
 from lib.common import (
-    BUILD, KERNEL, TREE, Failure, driver_kunitconfigs, jobs, kunitconfigs, log,
+    Config, Failure, config, driver_kunitconfigs, jobs, kunitconfigs, log,
     main_guard, run, series_patches
 )
 
-# A worktree of its own, so that walking the series never touches
-# build/linux, which KUnit and the guest kernels build from while this
-# stage runs beside them; its objects go to build/bisect/out.
-SRC = BUILD / "bisect" / "linux"
-OUT = BUILD / "bisect" / "out"
-CLANG_OUT = BUILD / "bisect" / "out-clang"
+
+def src_dir(cfg: Config) -> Path:
+    """A worktree of its own, so that walking the series never touches
+    build/linux, which KUnit and the guest kernels build from while this
+    stage runs beside them."""
+    return cfg.build / "bisect" / "linux"
+
+
+def out_dir(cfg: Config, clang: bool = False) -> Path:
+    """Where its objects go: build/bisect/out, or out-clang for clang's."""
+    return cfg.build / "bisect" / ("out-clang" if clang else "out")
+
+
 # Directories and objects the series touches, built at every step.
 TARGETS = ["drivers/base/devres.o", "drivers/base/board_numbers.o",
            "drivers/base/test/", "drivers/net/ethernet/ti/tlan.o",
@@ -85,25 +92,38 @@ TARGETS = ["drivers/base/devres.o", "drivers/base/board_numbers.o",
 # built on the 6.12 base only.
 ONLY_6_12 = ["drivers/net/ethernet/packetengines/",
              "drivers/net/ethernet/alteon/acenic.o"]
-if KERNEL != "6.12":
-    TARGETS = [t for t in TARGETS if t not in ONLY_6_12]
-# The series' KUnit suites (.kunitconfig) and every driver the series
-# converts, with the vendor menus they sit in: one list,
-# kunit/drivers.kunitconfig (and the base's own fragment), read from
-# there. Built here for compile coverage, so that no patch of the
-# series rots unnoticed; built in, except acenic, whose per-board options
-# exist only in a module build.
-MODULES = ["ACENIC"] if KERNEL == "6.12" else []
-DRIVERS = [name for name in re.findall(r"^CONFIG_(\w+)=y$",
-                                       "".join(c.read_text() for c in
-                                               kunitconfigs() + driver_kunitconfigs()),
-                                       re.M)
-           if name not in MODULES]
-# WERROR off: W=1 finds old warnings in some of these drivers (tulip_core's
-# unused force_csr0), which must be counted, not stop the build.
-CONFIG = ["--enable", "KUNIT_ALL_TESTS", "--disable", "WERROR",
-          *[arg for name in DRIVERS for arg in ("--enable", name)],
-          *[arg for name in MODULES for arg in ("--module", name)]]
+
+
+def targets(cfg: Config) -> list[str]:
+    """TARGETS on @cfg's base."""
+    return [t for t in TARGETS if cfg.kernel == "6.12" or t not in ONLY_6_12]
+
+
+def modules(cfg: Config) -> list[str]:
+    """acenic, on 6.12: its per-board options exist only in a module build."""
+    return ["ACENIC"] if cfg.kernel == "6.12" else []
+
+
+def drivers(cfg: Config) -> list[str]:
+    """The series' KUnit suites (.kunitconfig) and every driver the series
+    converts, with the vendor menus they sit in: one list,
+    kunit/drivers.kunitconfig (and the base's own fragment), read from
+    there. Built here for compile coverage, so that no patch of the
+    series rots unnoticed; built in, except modules()."""
+    text = "".join(c.read_text() for c in kunitconfigs() + driver_kunitconfigs(cfg))
+    return [name for name in re.findall(r"^CONFIG_(\w+)=y$", text, re.M)
+            if name not in modules(cfg)]
+
+
+def config_args(cfg: Config) -> list[str]:
+    """scripts/config's arguments. WERROR off: W=1 finds old warnings in
+    some of these drivers (tulip_core's unused force_csr0), which must be
+    counted, not stop the build."""
+    return ["--enable", "KUNIT_ALL_TESTS", "--disable", "WERROR",
+            *[arg for name in drivers(cfg) for arg in ("--enable", name)],
+            *[arg for name in modules(cfg) for arg in ("--module", name)]]
+
+
 WARNING = re.compile(r"^(\S+?):\d+(?::\d+)?: (warning|error): (.*)$")
 # scripts/kernel-doc in Python (Linux 6.16 on) says "Warning: FILE:LINE
 # TEXT", where the Perl one of 6.12 said "FILE:LINE: warning: TEXT".
@@ -113,58 +133,60 @@ KERNEL_DOC_WARNING = re.compile(r"^(Warning|Error): (\S+?):\d+ (.*)$")
 SPARSE_OFF = "specified, but sparse is not available or not up to date"
 
 
-def git(*args: str) -> str:
-    return run(["git", *args], cwd=SRC, capture=True).stdout.strip()
+def git(cfg: Config, *args: str) -> str:
+    return run(["git", *args], cwd=src_dir(cfg), capture=True).stdout.strip()
 
 
-def worktree() -> None:
+def worktree(cfg: Config) -> None:
     """build/bisect/linux: a detached worktree of build/linux, made anew
     when it is missing or belongs to a tree unpacked from another tarball."""
-    if (SRC / ".git").exists() and run(["git", "rev-parse", "HEAD"], cwd=SRC,
+    src = src_dir(cfg)
+    if (src / ".git").exists() and run(["git", "rev-parse", "HEAD"], cwd=src,
                                        capture=True, check=False).returncode == 0:
         return
-    run(["rm", "-rf", str(SRC)])
-    run(["git", "worktree", "prune"], cwd=TREE)
-    run(["git", "worktree", "add", "-q", "--detach", str(SRC), "series"],
-        cwd=TREE, capture=True)
+    run(["rm", "-rf", str(src)])
+    run(["git", "worktree", "prune"], cwd=cfg.tree)
+    run(["git", "worktree", "add", "-q", "--detach", str(src), "series"],
+        cwd=cfg.tree, capture=True)
 
 
-def make(*args: str, check: bool = True, clang: bool = False) -> tuple[int, str]:
-    """make in the worktree: with gcc into OUT, or with Debian 13's clang
-    (in the tool root) into CLANG_OUT."""
+def make(cfg: Config, *args: str, check: bool = True, clang: bool = False) -> tuple[int, str]:
+    """make in the worktree: with gcc into out_dir(), or with Debian 13's
+    clang (in the tool root) into clang's."""
+    src, out = src_dir(cfg), out_dir(cfg, clang)
     if not clang:
-        proc = run(["make", f"O={OUT}", f"-j{jobs()}", *args],
-                   cwd=SRC, capture=True, check=check)
+        proc = run(["make", f"O={out}", f"-j{jobs()}", *args],
+                   cwd=src, capture=True, check=check)
         return proc.returncode, proc.stdout
-    cmd = ["make", f"O={CLANG_OUT}", f"LLVM={toolroot.LLVM}", f"-j{jobs()}", *args]
-    proc = run(toolroot.command(cmd, [SRC, CLANG_OUT], SRC),
+    cmd = ["make", f"O={out}", f"LLVM={toolroot.LLVM}", f"-j{jobs()}", *args]
+    proc = run(toolroot.command(cmd, [src, out], src),
                capture=True, check=check)
     return proc.returncode, proc.stdout
 
 
-def configure(clang: bool = False) -> None:
+def configure(cfg: Config, clang: bool = False) -> None:
     # Applied to a kept build directory too, so that a driver added to
-    # DRIVERS is built from the next run on.
-    out = CLANG_OUT if clang else OUT
+    # drivers() is built from the next run on.
+    out = out_dir(cfg, clang)
     if not (out / ".config").is_file():
         log(f"configuring {out} (x86_64 defconfig + KUnit + drivers)")
         out.mkdir(parents=True, exist_ok=True)
-        make("x86_64_defconfig", clang=clang)
-    run(["scripts/config", "--file", str(out / ".config"), *CONFIG], cwd=SRC)
-    make("olddefconfig", clang=clang)
-    config = (out / ".config").read_text()
-    lines = config.splitlines()
+        make(cfg, "x86_64_defconfig", clang=clang)
+    run(["scripts/config", "--file", str(out / ".config"), *config_args(cfg)],
+        cwd=src_dir(cfg))
+    make(cfg, "olddefconfig", clang=clang)
+    lines = (out / ".config").read_text().splitlines()
     # A test suite of a modular driver is itself modular (ace_options).
-    missing = ([n for n in DRIVERS if f"CONFIG_{n}=y" not in lines and
+    missing = ([n for n in drivers(cfg) if f"CONFIG_{n}=y" not in lines and
                 f"CONFIG_{n}=m" not in lines] +
-               [n for n in MODULES if f"CONFIG_{n}=m" not in lines])
+               [n for n in modules(cfg) if f"CONFIG_{n}=m" not in lines])
     if missing:
         raise Failure(f"{out}/.config lacks " + ", ".join(missing) +
                       ": a dependency of theirs is off, so they would not "
                       "be compile-tested")
 
 
-def warnings(output: str) -> Counter[str]:
+def warnings(cfg: Config, output: str) -> Counter[str]:
     """Warnings keyed by file and text, without line numbers that shift."""
     found: Counter[str] = Counter()
     for line in output.splitlines():
@@ -178,20 +200,20 @@ def warnings(output: str) -> Counter[str]:
             kind, where, text = m.group(1).lower(), m.group(2), m.group(3)
         # gcc names a source relative to the build directory
         # (../linux/...), sparse by its absolute path: one key for both.
-        path = re.sub(r"^(\.\./)+linux/", "", where.replace(f"{SRC}/", ""))
+        path = re.sub(r"^(\.\./)+linux/", "", where.replace(f"{src_dir(cfg)}/", ""))
         found[f"{path}: {kind}: {text}"] += 1
     return found
 
 
-def sparse_refused() -> str:
+def sparse_refused(cfg: Config) -> str:
     """Why the checked-out tree's kbuild refuses Debian's sparse, or ""
     when it takes it: the tree's own test, scripts/checker-valid.sh, with
     the flags x86_64 gives it."""
-    script = SRC / "scripts" / "checker-valid.sh"
+    script = src_dir(cfg) / "scripts" / "checker-valid.sh"
     if not script.is_file():
         return ""
     proc = run(["sh", str(script), "sparse", "--arch=x86", "-mlittle-endian",
-                "-m64"], cwd=SRC, capture=True, check=False)
+                "-m64"], cwd=src_dir(cfg), capture=True, check=False)
     if proc.stdout.strip() == "1":
         return ""
     version = run(["sparse", "--version"], capture=True,
@@ -202,39 +224,40 @@ def sparse_refused() -> str:
             f"{lacks}; Debian has no newer sparse")
 
 
-def kernel_doc(files: list[str]) -> str:
+def kernel_doc(cfg: Config, files: list[str]) -> str:
     """scripts/kernel-doc's warnings about the C files and headers among
     @files that exist in the checked-out tree, as "file:line: warning:"
     lines like the compiler's."""
+    src = src_dir(cfg)
     sources = [f for f in files
-               if f.endswith((".c", ".h")) and (SRC / f).is_file()]
+               if f.endswith((".c", ".h")) and (src / f).is_file()]
     if not sources:
         return ""
-    proc = run(["scripts/kernel-doc", "-none", "-Wall", *sources], cwd=SRC,
+    proc = run(["scripts/kernel-doc", "-none", "-Wall", *sources], cwd=src,
                capture=True, check=False)
     if proc.returncode not in (0, 1) and "warning:" not in proc.stdout:
         raise Failure(f"scripts/kernel-doc failed:\n{proc.stdout}")
     return proc.stdout
 
 
-def changed(commit: str) -> list[str]:
-    return git("diff-tree", "--no-commit-id", "--name-only", "-r",
+def changed(cfg: Config, commit: str) -> list[str]:
+    return git(cfg, "diff-tree", "--no-commit-id", "--name-only", "-r",
                commit).splitlines()
 
 
-def changed_by_series() -> list[str]:
-    return git("diff", "--name-only", "base", "series").splitlines()
+def changed_by_series(cfg: Config) -> list[str]:
+    return git(cfg, "diff", "--name-only", "base", "series").splitlines()
 
 
-def touched(files: list[str]) -> list[str]:
+def touched(cfg: Config, files: list[str]) -> list[str]:
     """The targets a change to @files can break: every target in a
     directory they are in (a driver's own headers, Kconfig and the KUnit
     file it includes sit beside it), and all of them for a header under
     include/."""
     if any(f.startswith("include/") for f in files):
-        return TARGETS
+        return targets(cfg)
     dirs = {f.rsplit("/", 1)[0] + "/" for f in files}
-    return [t for t in TARGETS
+    return [t for t in targets(cfg)
             if any(d.startswith(t) if t.endswith("/") else
                    t.rsplit("/", 1)[0] + "/" == d for d in dirs)]
 
@@ -249,35 +272,35 @@ def present(targets: list[str], tree: Path) -> list[str]:
                 else (tree / t).with_suffix(".c").is_file())]
 
 
-def build(label: str, targets: list[str], kconfig: bool = True,
+def build(cfg: Config, label: str, wanted: list[str], kconfig: bool = True,
           clang: bool = False, sparse: bool = True) -> tuple[int, Counter[str], str]:
     # olddefconfig picks up Kconfig symbols a patch adds, with their
     # defaults (KUNIT_ALL_TESTS turns the new test suites on).
     if kconfig:
-        make("olddefconfig", clang=clang)
-    targets = present(targets, SRC)
-    if not targets:
+        make(cfg, "olddefconfig", clang=clang)
+    wanted = present(wanted, src_dir(cfg))
+    if not wanted:
         return 0, Counter(), ""
     # Sparse once, with gcc: it checks the source, not the compiler.
     checker = sparse and not clang
     flags = ("W=1", "C=1") if checker else ("W=1",)
-    code, out = make(*flags, *targets, check=False, clang=clang)
-    (CLANG_OUT if clang else OUT).joinpath(f"build-{label}.log").write_text(out)
+    code, out = make(cfg, *flags, *wanted, check=False, clang=clang)
+    out_dir(cfg, clang).joinpath(f"build-{label}.log").write_text(out)
     if checker and SPARSE_OFF in out:
         raise Failure("kbuild turned sparse off although the tree's "
                       "scripts/checker-valid.sh took it; no prefix would be "
                       f"checked:\n{out[:2000]}")
-    return code, warnings(out), out
+    return code, warnings(cfg, out), out
 
 
-def both(label: str, targets: list[str], kconfig: dict[str, bool],
+def both(cfg: Config, label: str, wanted: list[str], kconfig: dict[str, bool],
          sparse: bool = True) -> dict[str, tuple[int, Counter[str], str]]:
     """build() with each compiler of @kconfig (gcc, clang: whether its
     configuration must be brought up to date first) at the same time: each
     make spends much of a prefix's time in its own serial steps
     (configuration, prepare), which the other's compiling fills."""
     with ThreadPoolExecutor(max_workers=2) as pool:
-        running = {compiler: pool.submit(build, label, targets, again,
+        running = {compiler: pool.submit(build, cfg, label, wanted, again,
                                          clang=compiler == "clang", sparse=sparse)
                    for compiler, again in kconfig.items()}
         return {compiler: job.result() for compiler, job in running.items()}
@@ -300,21 +323,21 @@ def report(name: str, failures: list[tuple[str, int, str, Counter[str]]]) -> Non
             print(f"    new ({compiler}): {warning}")
 
 
-def inputs(whole: bool, clang_whole: bool, compilers: tuple[str, ...]) -> str:
+def inputs(cfg: Config, whole: bool, clang_whole: bool, compilers: tuple[str, ...]) -> str:
     """The digest of what the walk's results depend on
     (lib/resultcache.py): the tree of the base and of every prefix (not
     the commits, whose ids differ between clones), what is built and how,
     this file and the clang root's module, the host's compilers, sparse
     and make, and the clang root's packages when clang builds."""
-    trees = (git("rev-parse", "base^{tree}") + "\n" +
-             git("rev-list", "--format=%T", "--no-commit-header", "base..series"))
+    trees = (git(cfg, "rev-parse", "base^{tree}") + "\n" +
+             git(cfg, "rev-list", "--format=%T", "--no-commit-header", "base..series"))
     roots = [toolroot.CLANG.path / "var" / "lib" / "dpkg" / "status"] \
         if "clang" in compilers else []
     return resultcache.digest([
         "bisect", f"whole={whole} clang_whole={clang_whole}", " ".join(compilers),
-        trees, "\n".join(TARGETS), " ".join(CONFIG),
+        trees, "\n".join(targets(cfg)), " ".join(config_args(cfg)),
         *resultcache.files([Path(__file__), Path(toolroot.__file__), *roots,
-                            *kunitconfigs(), *driver_kunitconfigs()]),
+                            *kunitconfigs(), *driver_kunitconfigs(cfg)]),
         resultcache.packages(["gcc", "gcc-12", "binutils", "make", "sparse",
                               "perl", "python3", "libelf-dev", "libssl-dev",
                               "bison", "flex"])])
@@ -331,16 +354,18 @@ def main() -> int:
     parser.add_argument("--no-clang", action="store_true",
                         help="build with gcc only (make check on 6.12)")
     args = parser.parse_args()
-    names = series_patches()
-    worktree()
-    if git("rev-list", "--count", "base..series") != str(len(names)):
+    cfg = config()
+    every = targets(cfg)
+    names = series_patches(cfg.series)
+    worktree(cfg)
+    if git(cfg, "rev-list", "--count", "base..series") != str(len(names)):
         raise Failure("branch series does not hold the series: run 'make tree'")
     compilers = ("gcc",) if args.no_clang else ("gcc", "clang")
-    key = inputs(args.whole, args.clang_whole, compilers)
-    kept = resultcache.load("bisect", key)
+    key = inputs(cfg, args.whole, args.clang_whole, compilers)
+    kept = resultcache.load("bisect", key, cfg=cfg)
     if kept:
         kept_rows = resultcache.replay("bisect", kept)
-        results.save("bisect", kept_rows, **kept["extra"])
+        results.save(cfg, "bisect", kept_rows, **kept["extra"])
         print(f"bisect: {len(kept_rows)} passed, 0 failed")
         return 0
     lines: list[str] = []
@@ -349,7 +374,7 @@ def main() -> int:
         print(line, flush=True)
         lines.append(line)
 
-    refused = sparse_refused()
+    refused = sparse_refused(cfg)
     sparse = not refused
     if refused:
         say(f"bisect: sparse cannot run on this base: {refused}. Prefixes "
@@ -357,39 +382,39 @@ def main() -> int:
             "runs on the bases whose tree takes it.")
     if "clang" in compilers:
         toolroot.CLANG.ensure()
-        configure(clang=True)
-    configure()
-    original = git("rev-parse", "series")
+        configure(cfg, clang=True)
+    configure(cfg)
+    original = git(cfg, "rev-parse", "series")
     # (commit, name, files it changes, targets) of each step after the base
     if args.whole:
         steps = [("series", f"the whole series ({len(names)} patches)",
-                  changed_by_series(), TARGETS)]
+                  changed_by_series(cfg), every)]
     else:
         steps = []
         for index, name in enumerate(names, 1):
             commit = f"series~{len(names) - index}"
-            files = changed(commit)
+            files = changed(cfg, commit)
             # The last prefix builds everything, as the base did.
             steps.append((commit, name, files,
-                          TARGETS if index == len(names) else touched(files)))
+                          every if index == len(names) else touched(cfg, files)))
     checked = "W=1, sparse or kernel-doc" if sparse else "W=1 or kernel-doc"
     passed = failed = 0
     rows: list[results.Row] = []
     try:
-        git("checkout", "-q", "--detach", "base")
+        git(cfg, "checkout", "-q", "--detach", "base")
         log("building the base tree's objects with gcc (W=1" +
             (", C=1" if sparse else "") + ")" +
             (" and clang (W=1)" if "clang" in compilers else "") +
             ", and running kernel-doc")
         seen: dict[str, Counter[str]] = {}
         for compiler, (code, seen[compiler], out) in both(
-                "base", TARGETS, dict.fromkeys(compilers, True), sparse).items():
+                cfg, "base", every, dict.fromkeys(compilers, True), sparse).items():
             if code != 0:
                 raise Failure(f"the base tree does not build with {compiler}:\n" +
                               "\n".join(out.splitlines()[-20:]))
-        seen["gcc"] += warnings(kernel_doc(changed_by_series()))
-        for index, (commit, name, files, targets) in enumerate(steps, 1):
-            git("checkout", "-q", "--detach", commit)
+        seen["gcc"] += warnings(cfg, kernel_doc(cfg, changed_by_series(cfg)))
+        for index, (commit, name, files, wanted) in enumerate(steps, 1):
+            git(cfg, "checkout", "-q", "--detach", commit)
             kconfig = {"gcc": any("Kconfig" in f for f in files)}
             if "clang" in compilers and (not args.clang_whole or index == len(steps)):
                 # With --clang-whole, clang's build directory was last
@@ -397,10 +422,10 @@ def main() -> int:
                 kconfig["clang"] = kconfig["gcc"] or args.clang_whole
             failures = []
             counts = []
-            for compiler, (code, found, out) in both(f"{index:04d}", targets,
+            for compiler, (code, found, out) in both(cfg, f"{index:04d}", wanted,
                                                      kconfig, sparse).items():
                 if compiler == "gcc":
-                    found += warnings(kernel_doc(files))
+                    found += warnings(cfg, kernel_doc(cfg, files))
                 new = new_warnings(found, seen[compiler])
                 counts.append(f"{len(new)} new {compiler} warnings")
                 if code != 0 or new:
@@ -412,24 +437,24 @@ def main() -> int:
                 report(name, failures)
             else:
                 passed += 1
-                built = "all objects" if targets == TARGETS else ", ".join(
+                built = "all objects" if wanted == every else ", ".join(
                     t.rsplit("/", 2)[-2] if t.endswith("/") else t.rsplit("/", 1)[-1]
-                    for t in targets) or "nothing to build"
+                    for t in wanted) or "nothing to build"
                 docs = sum(f.endswith((".c", ".h")) for f in files)
                 say(f"bisect: PASS  {name} (builds with "
                     f"{' and '.join(kconfig)}, no new {checked} warning; "
                     f"{built}; kernel-doc on {docs} files)")
     finally:
-        git("checkout", "-q", "--detach", "series")
-        if git("rev-parse", "HEAD") != original:
+        git(cfg, "checkout", "-q", "--detach", "series")
+        if git(cfg, "rev-parse", "HEAD") != original:
             raise Failure("could not return to branch series")
     extra = {"clang": f"clang{toolroot.LLVM} (Debian {toolroot.CLANG.suite})",
              "sparse": refused or "on every gcc build",
              "clang_steps": ("none (make check-full builds with clang)" if args.no_clang
                              else "base and whole series" if args.clang_whole
                              else "every step")}
-    results.save("bisect", rows, **extra)
-    resultcache.keep("bisect", key, rows, lines, extra)
+    results.save(cfg, "bisect", rows, **extra)
+    resultcache.keep("bisect", key, rows, lines, extra, cfg=cfg)
     print(f"bisect: {passed} passed, {failed} failed")
     return 1 if failed else 0
 

@@ -80,7 +80,8 @@ def check(tree: Path, files: list[str]) -> list[str]:
 
 
 def main() -> int:
-    tree = config().tree
+    cfg = config()
+    tree = cfg.tree
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--tree", type=Path, default=tree,
                         help="the kernel tree to check (default: the base's)")
@@ -96,7 +97,7 @@ def main() -> int:
         rows.append((folder, not problems, detail))
         print(f"callsites: {'FAIL' if problems else 'PASS'}  {folder}: {detail}")
     if args.tree == tree:
-        results.save("callsites", rows)
+        results.save(cfg, "callsites", rows)
     return results.count("callsites", rows)
 
 

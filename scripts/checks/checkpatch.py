@@ -38,7 +38,7 @@ import re
 from pathlib import Path
 
 from lib import resultcache, results
-from lib.common import PATCHES, TREE, Failure, main_guard, run, series_patches
+from lib.common import Config, Failure, config, main_guard, run, series_patches
 
 IGNORED = ["UNKNOWN_COMMIT_ID"]
 CAMELCASE = re.compile(r"^CHECK:CAMELCASE: Avoid CamelCase: <(\w+)>")
@@ -53,59 +53,59 @@ COLUMNS = 80
 CODESPELL = Path("/usr/lib/python3/dist-packages/codespell_lib/data/dictionary.txt")
 
 
-def patched_files(name: str) -> list[str]:
-    text = (PATCHES / name).read_text()
+def patched_files(cfg: Config, name: str) -> list[str]:
+    text = (cfg.patches / name).read_text()
     return sorted(set(re.findall(r"^\+\+\+ b/(\S+)$", text, re.M)))
 
 
-def added_files(name: str) -> list[str]:
-    text = (PATCHES / name).read_text()
+def added_files(cfg: Config, name: str) -> list[str]:
+    text = (cfg.patches / name).read_text()
     return re.findall(r"^--- /dev/null\n\+\+\+ b/(\S+)$", text, re.M)
 
 
-def covered(path: str) -> bool:
+def covered(cfg: Config, path: str) -> bool:
     """Whether a MAINTAINERS entry other than THE REST covers @path."""
     proc = run(["perl", "scripts/get_maintainer.pl", "--no-git",
                 "--no-git-fallback", "--no-rolestats", "-f", path],
-               cwd=TREE, capture=True, check=False)
+               cwd=cfg.tree, capture=True, check=False)
     found = [line for line in proc.stdout.splitlines() if "@" in line]
     return proc.returncode == 0 and any(
         "linux-kernel@vger.kernel.org" not in line for line in found)
 
 
-def in_base(identifier: str, files: list[str]) -> bool:
+def in_base(cfg: Config, identifier: str, files: list[str]) -> bool:
     """Whether the base tree's version of @files has @identifier."""
     proc = run(["git", "grep", "-q", "-w", identifier, "base", "--", *files],
-               cwd=TREE, capture=True, check=False)
+               cwd=cfg.tree, capture=True, check=False)
     return proc.returncode == 0
 
 
-def wide_in_base(path: str) -> bool:
+def wide_in_base(cfg: Config, path: str) -> bool:
     """Whether the base tree's @path has a line over 80 columns (tabs
     at 8): a file that does not follow the 80-column limit."""
-    proc = run(["git", "show", f"base:{path}"], cwd=TREE, capture=True, check=False)
+    proc = run(["git", "show", f"base:{path}"], cwd=cfg.tree, capture=True, check=False)
     return proc.returncode == 0 and any(
         len(line.expandtabs(8)) > COLUMNS for line in proc.stdout.splitlines())
 
 
-def accepted(finding: str, files: list[str], name: str = "",
+def accepted(cfg: Config, finding: str, files: list[str], name: str = "",
              where: str = "") -> str | None:
     """Why a finding does not fail the patch, or None when it does;
     @where is the file checkpatch names for it."""
     if LONG_LINE.match(finding):
         return ("the file has lines over 80 columns already"
-                if where and wide_in_base(where) else None)
+                if where and wide_in_base(cfg, where) else None)
     if FILE_PATH.match(finding):
-        new = added_files(name) if name else []
+        new = added_files(cfg, name) if name else []
         return ("the added files are covered by MAINTAINERS"
-                if new and all(covered(f) for f in new) else None)
+                if new and all(covered(cfg, f) for f in new) else None)
     m = CAMELCASE.match(finding)
-    if m and in_base(m.group(1), files):
+    if m and in_base(cfg, m.group(1), files):
         return "identifier already in the driver"
     if OBSOLETE.match(finding):
         return "the fix this series is for"
     m = MACRO_REUSE.match(finding)
-    if m and name and defines_with(m.group(1), (PATCHES / name).read_text()):
+    if m and name and defines_with(m.group(1), (cfg.patches / name).read_text()):
         return "an argument of a DEFINE_ macro, used in declarations only"
     return None
 
@@ -127,7 +127,7 @@ def findings_of(output: str) -> list[tuple[str, str]]:
     return found
 
 
-def check(name: str) -> tuple[list[str], list[str]]:
+def check(cfg: Config, name: str) -> tuple[list[str], list[str]]:
     """Findings that fail the patch, and accepted ones with their reason."""
     if not CODESPELL.is_file():
         raise Failure(f"{CODESPELL} is missing: install Debian's codespell")
@@ -135,14 +135,14 @@ def check(name: str) -> tuple[list[str], list[str]]:
                 "--no-summary", "--show-types", f"--ignore={','.join(IGNORED)}",
                 "--codespell", f"--codespellfile={CODESPELL}",
                 f"--max-line-length={COLUMNS}",
-                str(PATCHES / name)], cwd=TREE, capture=True, check=False)
+                str(cfg.patches / name)], cwd=cfg.tree, capture=True, check=False)
     findings = findings_of(proc.stdout)
     if proc.returncode != 0 and not findings:
         return proc.stdout.splitlines()[-5:] or ["checkpatch.pl failed"], []
-    files = patched_files(name)
+    files = patched_files(cfg, name)
     failing, allowed = [], []
     for finding, where in findings:
-        reason = accepted(finding, files, name, where)
+        reason = accepted(cfg, finding, files, name, where)
         if reason:
             allowed.append(f"{finding} (accepted: {reason})")
         else:
@@ -150,36 +150,37 @@ def check(name: str) -> tuple[list[str], list[str]]:
     return failing, allowed
 
 
-def inputs() -> str:
+def inputs(cfg: Config) -> str:
     """The digest of what the results depend on (lib/resultcache.py): the
     patches, the base and series trees (checkpatch.pl, its word lists,
     MAINTAINERS, the code the rules grep), Debian's codespell and perl,
     and this file's rules."""
-    trees = run(["git", "rev-parse", "base^{tree}", "series^{tree}"], cwd=TREE,
+    trees = run(["git", "rev-parse", "base^{tree}", "series^{tree}"], cwd=cfg.tree,
                 capture=True).stdout
-    names = series_patches()
+    names = series_patches(cfg.series)
     return resultcache.digest([
         "checkpatch", trees, "\n".join(names), *resultcache.files(
-            [Path(__file__), CODESPELL, *(PATCHES / name for name in names)]),
+            [Path(__file__), CODESPELL, *(cfg.patches / name for name in names)]),
         resultcache.packages(["perl", "codespell"])])
 
 
 def main() -> int:
-    key = inputs()
-    kept = resultcache.load("checkpatch", key)
+    cfg = config()
+    key = inputs(cfg)
+    kept = resultcache.load("checkpatch", key, cfg=cfg)
     if kept:
         rows = resultcache.replay("checkpatch", kept)
     else:
         rows, lines = [], []
-        for name in series_patches():
-            findings, allowed = check(name)
+        for name in series_patches(cfg.series):
+            findings, allowed = check(cfg, name)
             entry = [f"checkpatch: {'FAIL' if findings else 'PASS'}  {name}",
                      *(f"    {line}" for line in findings + allowed)]
             print("\n".join(entry), flush=True)
             lines += entry
             rows.append((name, not findings, f"{len(allowed)} accepted findings"))
-        resultcache.keep("checkpatch", key, rows, lines)
-    results.save("checkpatch", rows)
+        resultcache.keep("checkpatch", key, rows, lines, cfg=cfg)
+    results.save(cfg, "checkpatch", rows)
     failed = sum(not ok for _, ok, _ in rows)
     print(f"checkpatch: {len(rows) - failed} passed, {failed} failed")
     return 1 if failed else 0

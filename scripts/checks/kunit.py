@@ -26,7 +26,7 @@ from typing import Any, Iterator
 from guest import kernel as guest_kernel
 from lib import results
 from lib.common import (
-    BUILD, SCRIPTS, TREE, TROUBLE, Failure, kunitconfigs, log, main_guard, run
+    SCRIPTS, TROUBLE, Config, Failure, config, kunitconfigs, log, main_guard, run
 )
 
 
@@ -40,11 +40,11 @@ def cases(group: dict[str, Any], prefix: str = "") -> Iterator[tuple[str, str]]:
         yield from cases(sub, path)
 
 
-def kunit(variant: str | None) -> tuple[int, int]:
+def kunit(cfg: Config, variant: str | None) -> tuple[int, int]:
     suffix = f"-{variant}" if variant else ""
-    kernel = guest_kernel.build("patched", variant)
+    kernel = guest_kernel.build(cfg, "patched", variant)
     build_dir = kernel.build_dir
-    json_report = BUILD / f"kunit{suffix}-results.json"
+    json_report = cfg.build / f"kunit{suffix}-results.json"
     json_report.unlink(missing_ok=True)
     # A variant's checkers need the guest's memory and boot arguments.
     kernel_args, qemu_args = guest_kernel.variant_args(variant)
@@ -57,7 +57,7 @@ def kunit(variant: str | None) -> tuple[int, int]:
     log(f"kunit.py exec on {build_dir}")
     # QEMU under TCG only (tcg/qemu-system-x86_64 says why).
     path = f"{SCRIPTS / 'checks' / 'tcg'}:{os.environ['PATH']}"
-    proc = run(cmd, cwd=TREE, check=False, env={"PATH": path})
+    proc = run(cmd, cwd=cfg.tree, check=False, env={"PATH": path})
     if not json_report.is_file():
         raise Failure(f"kunit.py wrote no results (exit {proc.returncode}); "
                       "see its output above")
@@ -74,7 +74,7 @@ def kunit(variant: str | None) -> tuple[int, int]:
         for line in trouble[:20]:
             print(f"    {line}")
     rows = verdict(report, proc.returncode, trouble)
-    results.save(f"kunit{suffix}", rows,
+    results.save(cfg, f"kunit{suffix}", rows,
                  suites=sorted({name.split(".")[0] for name, _ in report}))
     passed = sum(1 for _, ok, _ in rows if ok)
     return passed, len(rows) - passed
@@ -98,7 +98,7 @@ def main() -> int:
     parser.add_argument("--variant", help="on the guest kernel variant "
                         "(qemu-configs/VARIANT.config)")
     args = parser.parse_args()
-    passed, failed = kunit(args.variant)
+    passed, failed = kunit(config(), args.variant)
     print(f"kunit: {passed} passed, {failed} failed")
     if passed + failed == 0:
         raise Failure("kunit.py ran no test case")

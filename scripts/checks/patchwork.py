@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lib import results, sets
-from lib.common import BASE, PATCHES, SERIES, main_guard
+from lib.common import Config, config, main_guard
 
 MAX_PATCHES = 15
 FIXES = re.compile(r'^Fixes: [0-9a-f]{12,40} \("[^\n]+"\)$')
@@ -93,8 +93,9 @@ def signoff_problem(mail: Mail) -> str:
     return ""
 
 
-def check_patch(pset: sets.PatchSet, name: str, index: int) -> tuple[bool, str]:
-    mail = read_mail(PATCHES / name)
+def check_patch(cfg: Config, pset: sets.PatchSet, name: str,
+                index: int) -> tuple[bool, str]:
+    mail = read_mail(cfg.patches / name)
     problems = [p for p in (subject_problem(mail, pset.prefix, index, len(pset.patches)),
                             signoff_problem(mail)) if p]
     fix_problems, warnings = fixes_problems(mail, pset.is_fixes)
@@ -106,12 +107,12 @@ def check_patch(pset: sets.PatchSet, name: str, index: int) -> tuple[bool, str]:
                             f"{tags}, signed off by its author", *warnings])
 
 
-def check_set(pset: sets.PatchSet, upstream: bool) -> tuple[bool, str]:
+def check_set(cfg: Config, pset: sets.PatchSet, upstream: bool) -> tuple[bool, str]:
     problems = []
     count = len(pset.patches)
     if upstream and count > MAX_PATCHES:
         problems.append(f"{count} patches, more than netdev's {MAX_PATCHES}")
-    cover = PATCHES / pset.cover
+    cover = cfg.patches / pset.cover
     if not cover.is_file():
         problems.append(f"no cover letter {pset.cover}")
     else:
@@ -132,17 +133,18 @@ def check_set(pset: sets.PatchSet, upstream: bool) -> tuple[bool, str]:
 
 
 def main() -> int:
+    cfg = config()
     rows: list[results.Row] = []
-    upstream = BASE.upstream
-    for pset in sets.read(SERIES):
-        ok, detail = check_set(pset, upstream)
+    upstream = cfg.base.upstream
+    for pset in sets.read(cfg.series):
+        ok, detail = check_set(cfg, pset, upstream)
         rows.append((f"{pset.dir}", ok, detail))
         print(f"patchwork: {'PASS' if ok else 'FAIL'}  {pset.dir}: {detail}")
         for index, name in enumerate(pset.patches, 1):
-            ok, detail = check_patch(pset, name, index)
+            ok, detail = check_patch(cfg, pset, name, index)
             rows.append((name, ok, detail))
             print(f"patchwork: {'PASS' if ok else 'FAIL'}  {name}: {detail}")
-    results.save("patchwork", rows)
+    results.save(cfg, "patchwork", rows)
     return results.count("patchwork", rows)
 
 

@@ -7,13 +7,14 @@ import subprocess
 from pathlib import Path
 from typing import Sequence
 
-from lib.common import Failure, config
+from lib.common import Config, Failure
 from model.check import Probe
 
 
-def board_numbers(png: Path, patched: Sequence[Probe], plain: Sequence[Probe],
-                  title: str) -> Path:
-    """@patched and @plain are probes with .cycle and .number (None: unknown)."""
+def board_numbers(cfg: Config, png: Path, patched: Sequence[Probe],
+                  plain: Sequence[Probe], title: str) -> Path:
+    """@patched and @plain are probes with .cycle and .number (None: unknown);
+    the plain line is named after @cfg's base."""
     data = png.with_suffix(".dat")
     rows: dict[int, dict[str, int | None]] = {}
     for label, probes in (("patched", patched), ("plain", plain)):
@@ -35,7 +36,7 @@ set key top left
 set grid
 set arrow from graph 0, first 32 to graph 1, first 32 nohead dashtype 2
 set label 'slot count (32)' at graph 0.02, first 34.5
-plot '{data}' using 1:3 with linespoints pt 7 ps 0.5 title 'plain {config().kernel}', \\
+plot '{data}' using 1:3 with linespoints pt 7 ps 0.5 title 'plain {cfg.kernel}', \\
      '{data}' using 1:2 with linespoints pt 7 ps 0.5 title 'patched'
 """
     proc = subprocess.run(["gnuplot"], input=script, text=True,

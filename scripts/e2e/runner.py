@@ -28,6 +28,7 @@ import argparse
 import json
 import statistics
 from dataclasses import asdict
+from pathlib import Path
 
 from e2e import plot
 from e2e.scenarios import Op, Scenario, scenarios
@@ -35,12 +36,11 @@ from guest import agent, hotplug, initramfs, kernel as guest_kernel, kmemleak
 from guest.machine import Guest
 from guest.session import Kernel, boot, side_by_side
 from lib import results
-from lib.common import BUILD, Failure, log, main_guard
+from lib.common import Config, Failure, config, log, main_guard
 from model.check import Probe, check
 from model.model import BOARD_NUMBER_DYNDBG, DRIVERS, Model
 from model.verdict import Tally, Verdict, pair
 
-OUT = BUILD / "e2e"
 DEFAULT_SCENARIOS = "a,b,c,d,e,f,g"
 # The debug guest boots with acpi=noirq (guest_kernel.variant_args()), so
 # a hot-added NIC has no interrupt and cannot be opened: pcnet32 (e) and
@@ -60,6 +60,11 @@ PROBED = hotplug.AGENT_ADD + r"|(\S+): probe with driver \S+ failed with error (
 # The kernel's own message at the end of a good probe, for the raw loop.
 RAW_DONE = {"e1000": r"Intel\(R\) PRO/1000 Network Connection",
             "e1000e": r"Intel\(R\) PRO/1000 Network Connection"}
+
+
+def out_dir(cfg: Config) -> Path:
+    """build/BASE/e2e: the runs' consoles, initramfs, records and plot."""
+    return cfg.build / "e2e"
 
 
 def cmdline() -> list[str]:
@@ -104,7 +109,8 @@ def run(scenario: Scenario, kernel: Kernel) -> Tally:
         qemu_args += DRIVERS[driver].qemu_args
     # The console in build/BASE/e2e/SCENARIO-FLAVOUR/, the debug kernel's too.
     guest = boot(kernel, scenario.name, cmdline(), qemu_args, timeout=BOOT_TIMEOUT,
-                 qmp_timeout=QMP_TIMEOUT, workdir=OUT / f"{scenario.name}-{flavour}")
+                 qmp_timeout=QMP_TIMEOUT,
+                 workdir=out_dir(kernel.cfg) / f"{scenario.name}-{flavour}")
     model = Model()
     cycle = 0
     try:
@@ -137,7 +143,7 @@ def run(scenario: Scenario, kernel: Kernel) -> Tally:
 def raw_loop(driver: str, kernel: Kernel, cycles: int = 20) -> float:
     """The floor: add, the kernel's own probe message, del, DEVICE_DELETED."""
     guest = boot(kernel, f"raw-{driver}", [], timeout=BOOT_TIMEOUT,
-                 qmp_timeout=QMP_TIMEOUT, workdir=OUT / f"raw-{driver}")
+                 qmp_timeout=QMP_TIMEOUT, workdir=out_dir(kernel.cfg) / f"raw-{driver}")
     adds, dels = [], []
     try:
         for _ in range(cycles):
@@ -202,10 +208,12 @@ def main() -> int:
     flavours = ("patched",) if args.variant else tuple(args.flavours.split(","))
     if not set(flavours) <= {"patched", "plain"} or "patched" not in flavours:
         raise Failure(f"--flavours must be patched or patched,plain, not {args.flavours!r}")
-    built = {flavour: guest_kernel.build(flavour, args.variant) for flavour in flavours}
-    nicwatch = agent.build().read_bytes()
-    kernels = {flavour: Kernel(flavour, k.image, initramfs.for_kernel(
-        OUT / f"initramfs-{flavour}{'-' + args.variant if args.variant else ''}.cpio",
+    cfg = config()
+    out = out_dir(cfg)
+    built = {flavour: guest_kernel.build(cfg, flavour, args.variant) for flavour in flavours}
+    nicwatch = agent.build(cfg).read_bytes()
+    kernels = {flavour: Kernel(cfg, flavour, k.image, initramfs.for_kernel(
+        out / f"initramfs-{flavour}{'-' + args.variant if args.variant else ''}.cpio",
         k, nicwatch, UP), args.variant)
         for flavour, k in built.items()}
     raw = {d: raw_loop(d, kernels["plain"])
@@ -230,19 +238,19 @@ def main() -> int:
                             "trouble": tally.trouble,
                             "probes": [asdict(p) for p in tally.probes]})
         if scenario.name == "a" and "plain" in by_kernel:
-            plot.board_numbers(OUT / "board-numbers.png", by_kernel["patched"].probes,
+            plot.board_numbers(cfg, out / "board-numbers.png", by_kernel["patched"].probes,
                                by_kernel["plain"].probes, scenario.title)
     suffix = f"-{args.variant}" if args.variant else ""
-    (OUT / f"probes{suffix}.json").write_text(json.dumps(records, indent=1))
+    (out / f"probes{suffix}.json").write_text(json.dumps(records, indent=1))
     titles = {s.name: s.title for s in chosen}
     # The cover letter reads the default scenarios' run; other choices
     # (make demo's a, the soak) are kept apart.
     chosen_part = "" if args.scenarios in (None, default) else f"-{args.scenarios}"
-    results.save(f"e2e{suffix}{chosen_part}", verdicts, titles=titles)
+    results.save(cfg, f"e2e{suffix}{chosen_part}", verdicts, titles=titles)
     print("raw loop per cycle: " + ", ".join(f"{d} {s:.2f}s" for d, s in raw.items()))
-    print(f"records: {OUT / f'probes{suffix}.json'}")
-    if (OUT / "board-numbers.png").exists():
-        print(f"plot: {OUT / 'board-numbers.png'}")
+    print(f"records: {out / f'probes{suffix}.json'}")
+    if (out / "board-numbers.png").exists():
+        print(f"plot: {out / 'board-numbers.png'}")
     print("\nscenario / kernel      result  detail")
     return results.report("e2e", verdicts, 16)
 

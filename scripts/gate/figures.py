@@ -26,10 +26,9 @@ from pathlib import Path
 from typing import Any
 
 from lib import results
-from lib.common import BUILD_ROOT, REPO, Failure, log, main_guard
+from lib.common import REPO, Config, Failure, config, log, main_guard
 
 OUT = REPO / "docs" / "figures.md"
-RECORD = BUILD_ROOT / "gate" / "gate.json"
 # Stages whose cases are listed one per row, in this order.
 LISTED = ["e2e", "reliability", "userspace", "kunit-debug", "mutants"]
 COUNTED = {"checkpatch": "patches", "patchwork": "sets and patches",
@@ -162,28 +161,32 @@ def render(gate: dict[str, Any], stages: dict[tuple[str, str], dict[str, Any]],
     return "\n".join(lines) + "\n"
 
 
-def main() -> int:
+def main(cfg: Config | None = None) -> int:
+    """Write the section of the run recorded under @cfg's build root (of
+    config(), which BOARD_NUMBERS_ROOT moves, when None)."""
+    cfg = cfg or config()
+    record = cfg.build_root / "gate" / "gate.json"
     try:
-        gate = json.loads(RECORD.read_text())
+        gate = json.loads(record.read_text())
     except (OSError, ValueError) as err:
-        raise Failure(f"no gate record {RECORD} ({err}): run the gate first") from err
+        raise Failure(f"no gate record {record} ({err}): run the gate first") from err
     if gate.get("failed"):
-        raise Failure(f"{RECORD}: {gate['failed']} failed; figures come from a "
+        raise Failure(f"{record}: {gate['failed']} failed; figures come from a "
                       "passing run")
     for base, ids in sorted(gate.get("series", {}).items()):
-        tree = results.series_commit("series^{tree}", BUILD_ROOT / base / "linux")
+        tree = results.series_commit("series^{tree}", cfg.build_root / base / "linux")
         if ids.get("tree") != tree:
-            raise Failure(f"{RECORD} is of another version of the series on {base} "
+            raise Failure(f"{record} is of another version of the series on {base} "
                           f"(tree {str(ids.get('tree'))[:12]}, now {tree[:12]}): "
                           "run the gate first")
     stages: dict[tuple[str, str], dict[str, Any]] = {}
     for stage in gate.get("stages", []):
         if stage.get("skip") or stage["name"] in ("guest-kernels", "harness"):
             continue
-        stages[(stage["name"], stage["base"])] = results.load(stage["result"],
+        stages[(stage["name"], stage["base"])] = results.load(cfg, stage["result"],
                                                               stage["base"])
     builds = [item for base in gate["bases"]
-              for item in build_times(BUILD_ROOT / base / "logs", base)]
+              for item in build_times(cfg.build_root / base / "logs", base)]
     section = render(gate, stages, builds)
     old = OUT.read_text() if OUT.is_file() else ""
     OUT.write_text(merge(old, section, title(gate), trees_line(gate)))

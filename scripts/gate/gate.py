@@ -85,11 +85,7 @@ from pathlib import Path
 
 from gate import ktap
 from lib import results
-from lib.common import BASES, BUILD_ROOT, REPO, SCRIPTS, Failure, main_guard
-
-GATE = BUILD_ROOT / "gate"
-KTAP = GATE / "gate.ktap"
-RECORD = GATE / "gate.json"
+from lib.common import BASES, REPO, SCRIPTS, Config, Failure, config, main_guard
 
 
 @dataclass(frozen=True)
@@ -233,7 +229,8 @@ class Outcome:
 
 
 class Gate:
-    def __init__(self, tier: str, bases: list[str] | None = None) -> None:
+    def __init__(self, cfg: Config, tier: str, bases: list[str] | None = None) -> None:
+        self.cfg = cfg  # its build root: every base's build/BASE/ and build/gate/
         self.tier = tier
         self.bases = bases or list(BASES)
         self.started = time.time()
@@ -258,7 +255,7 @@ class Gate:
     def run_stage(self, job: Job) -> Outcome:
         """Run @job, its output to its log and, prefixed, to ours."""
         stage = job.stage
-        logs = BUILD_ROOT / (job.base or "gate") / "logs"
+        logs = self.cfg.build_root / (job.base or "gate") / "logs"
         logs.mkdir(parents=True, exist_ok=True)
         args = self.arguments(job)
         # The harness, on no base, saves its record with the first base's.
@@ -286,8 +283,8 @@ class Gate:
         that broke before saving, or failed with no failing case, gets a
         failing case that says so."""
         stage = job.stage
-        verdict = ktap.StageVerdict(job.key, base=base_release(job.base))
-        path = BUILD_ROOT / (job.base or "gate") / "results" / \
+        verdict = ktap.StageVerdict(job.key, base=base_release(self.cfg, job.base))
+        path = self.cfg.build_root / (job.base or "gate") / "results" / \
             f"{stage.result or stage.name}.json"
         log_path = logs / f"{stage.name}.log"
         if stage.module == "guest.kernel":
@@ -296,7 +293,7 @@ class Gate:
                              f"exit {code}, see {log_path}")]
             return verdict
         if stage is HARNESS:
-            path = BUILD_ROOT / self.bases[0] / "results" / "harness.json"
+            path = self.cfg.build_root / self.bases[0] / "results" / "harness.json"
         if path.is_file() and path.stat().st_mtime >= self.started:
             record = results.read(path)
             verdict.rows = [(r["name"], r["ok"], r["detail"]) for r in record["rows"]]
@@ -394,13 +391,13 @@ def ccache_counts() -> dict[str, int]:
             "misses": count("cache_miss")}
 
 
-def base_release(base: str) -> str:
-    """The kernel release @base's tree was unpacked from (series.tree's
-    state), "" for the harness."""
+def base_release(cfg: Config, base: str) -> str:
+    """The kernel release @base's tree (under @cfg's build root) was
+    unpacked from (series.tree's state), "" for the harness."""
     if not base:
         return ""
     try:
-        state = json.loads((BUILD_ROOT / base / "linux" / ".git" /
+        state = json.loads((cfg.build_root / base / "linux" / ".git" /
                             "board-numbers-state.json").read_text())
     except (OSError, ValueError):
         return base
@@ -422,11 +419,11 @@ def table(outcomes: list[Outcome], setup: float) -> str:
     return "\n".join(lines)
 
 
-def series_commits(bases: list[str]) -> dict[str, dict[str, str]]:
+def series_commits(cfg: Config, bases: list[str]) -> dict[str, dict[str, str]]:
     """Each base's series commit and tree: which series the gate counted."""
-    return {base: {"series": results.series_commit(tree=BUILD_ROOT / base / "linux"),
+    return {base: {"series": results.series_commit("series", cfg.build_root / base / "linux"),
                    "tree": results.series_commit("series^{tree}",
-                                                 BUILD_ROOT / base / "linux")}
+                                                 cfg.build_root / base / "linux")}
             for base in bases}
 
 
@@ -443,25 +440,28 @@ def main() -> int:
     if unknown or not bases:
         raise Failure(f"unknown base(s) {unknown}; bases: {', '.join(BASES)}")
     start = time.monotonic()
-    gate = Gate(args.tier, bases)
+    cfg = config()
+    gate = Gate(cfg, args.tier, bases)
     before = ccache_counts()
     outcomes = gate.run()
     after = ccache_counts()
     compiled = {key: after[key] - before[key] for key in after}
-    GATE.mkdir(parents=True, exist_ok=True)
-    KTAP.write_text(ktap.document([o.verdict for o in outcomes]))
+    own = cfg.build_root / "gate"
+    own.mkdir(parents=True, exist_ok=True)
+    ktap_path = own / "gate.ktap"
+    ktap_path.write_text(ktap.document([o.verdict for o in outcomes]))
     passed = sum(o.verdict.passed for o in outcomes)
     failed = sum(o.verdict.failed for o in outcomes)
     total = time.monotonic() - start
     # The gate's own record, for make figures: which tier and bases, how
     # long each stage took and what it counted.
-    RECORD.write_text(json.dumps({
+    (own / "gate.json").write_text(json.dumps({
         "stage": "gate", "gate_tier": args.tier, "bases": bases,
         "finished": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
         "seconds": round(total), "ccache": compiled,
         "setup_seconds": round(gate.setup_seconds),
         "passed": passed, "failed": failed,
-        "series": series_commits(bases),
+        "series": series_commits(cfg, bases),
         # The repository's own commit: which gate counted this.
         "repository": subprocess.run(["git", "rev-parse", "--short=12", "HEAD"],
                                      cwd=REPO, capture_output=True, text=True,
@@ -473,10 +473,10 @@ def main() -> int:
                     "skip": o.verdict.skip} for o in outcomes]}, indent=1))
     print()
     print(table(outcomes, gate.setup_seconds))
+    shown = ktap_path.relative_to(REPO) if ktap_path.is_relative_to(REPO) else ktap_path
     print(f"total time {total:.0f}s ({args.tier} tier, bases {', '.join(bases)}); "
-          f"ccache {compiled['hits']} hits, {compiled['misses']} misses; "
-          f"KTAP: {KTAP.relative_to(REPO) if KTAP.is_relative_to(REPO) else KTAP}")
-    log_lines = [f"{o.job.key}: {BUILD_ROOT / (o.job.base or 'gate')}/logs/"
+          f"ccache {compiled['hits']} hits, {compiled['misses']} misses; KTAP: {shown}")
+    log_lines = [f"{o.job.key}: {cfg.build_root / (o.job.base or 'gate')}/logs/"
                  f"{o.job.stage.name}.log" for o in outcomes if o.verdict.failed]
     if log_lines:
         print("logs of failed stages:\n  " + "\n  ".join(log_lines))

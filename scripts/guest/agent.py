@@ -11,22 +11,22 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from lib.common import BUILD, Failure, locked, run
+from lib.common import Config, Failure, locked, run
 
 SOURCE = Path(__file__).parent / "agent" / "nicwatch.c"
 NUMERIC = {"ifindex", "tx", "rx", "rx_usecs", "autoneg", "speed", "duplex",
            "up"}
 
 
-def build_static(source: Path) -> Path:
-    """A guest program from scripts/guest/agent/: a static binary in build/agent,
-    rebuilt when the source changes."""
-    with locked("agent"):
-        return _build_static(source)
+def build_static(cfg: Config, source: Path) -> Path:
+    """A guest program from scripts/guest/agent/: a static binary in
+    build/BASE/agent, rebuilt when the source changes."""
+    with locked("agent", cfg):
+        return _build_static(cfg, source)
 
 
-def _build_static(source: Path) -> Path:
-    out = BUILD / "agent" / source.stem
+def _build_static(cfg: Config, source: Path) -> Path:
+    out = cfg.build / "agent" / source.stem
     if out.is_file() and out.stat().st_mtime >= source.stat().st_mtime:
         return out
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -37,9 +37,9 @@ def _build_static(source: Path) -> Path:
     return out
 
 
-def build() -> Path:
+def build(cfg: Config) -> Path:
     """The agent, nicwatch."""
-    return build_static(SOURCE)
+    return build_static(cfg, SOURCE)
 
 
 def parse_add(line: str) -> dict[str, int | str] | None:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from guest import agent
+from lib.common import Config
 
 SOURCE = Path(__file__).parent / "agent" / "hubtraffic.c"
 # Searched anywhere in a line: the kernel's console output can land in
@@ -27,9 +28,9 @@ LINE = re.compile(r"HUBTRAFFIC ifindex=(\d+) name=(\S+) bus=(\S+) state=(\w+) "
 NOTE = re.compile(r"HUBTRAFFIC (error|note): .*")
 
 
-def build() -> Path:
+def build(cfg: Config) -> Path:
     """The generator, built like the agent (agent.build_static())."""
-    return agent.build_static(SOURCE)
+    return agent.build_static(cfg, SOURCE)
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lib.common import (
-    BUILD, REPO, TREE, Failure, jobs, kunitconfigs, locked, log, main_guard, run
+    REPO, Config, Failure, config, jobs, kunitconfigs, locked, log, main_guard, run
 )
 
 CONFIGS = REPO / "qemu-configs"
@@ -95,22 +95,22 @@ def make(src: Path, out: Path, *targets: str) -> None:
         cwd=src, capture=True)
 
 
-def source(flavour: str) -> Path:
+def source(cfg: Config, flavour: str) -> Path:
     """The source tree of a flavour: the series, or the plain base."""
     if flavour == "patched":
-        return TREE
+        return cfg.tree
     if flavour != "plain":
         raise Failure(f"unknown guest kernel flavour {flavour!r}")
-    plain = BUILD / "plain" / "linux"
-    base = run(["git", "rev-parse", "base"], cwd=TREE, capture=True).stdout.strip()
+    plain = cfg.build / "plain" / "linux"
+    base = run(["git", "rev-parse", "base"], cwd=cfg.tree, capture=True).stdout.strip()
     head = run(["git", "rev-parse", "HEAD"], cwd=plain, capture=True,
                check=False).stdout.strip() if (plain / ".git").exists() else ""
     if head != base:
         # Missing, or left from a tree unpacked from another tarball.
         run(["rm", "-rf", str(plain)])
-        run(["git", "worktree", "prune"], cwd=TREE)
+        run(["git", "worktree", "prune"], cwd=cfg.tree)
         run(["git", "worktree", "add", "-q", "--detach", str(plain), "base"],
-            cwd=TREE, capture=True)
+            cwd=cfg.tree, capture=True)
     return plain
 
 
@@ -138,16 +138,16 @@ def configure(src: Path, out: Path, frags: list[Path]) -> None:
     stamp.write_text(digest)
 
 
-def build(flavour: str = "patched", variant: str | None = None) -> GuestKernel:
-    """The guest kernel of @flavour and @variant, built or brought up to
-    date; one build at a time, as stages that run side by side ask for
-    the same kernels."""
-    with locked("guest-kernel"):
-        return _build(flavour, variant)
+def build(cfg: Config, flavour: str = "patched", variant: str | None = None) -> GuestKernel:
+    """The guest kernel of @flavour and @variant on @cfg's base, built or
+    brought up to date; one build at a time, as stages that run side by
+    side ask for the same kernels."""
+    with locked("guest-kernel", cfg):
+        return _build(cfg, flavour, variant)
 
 
-def _build(flavour: str, variant: str | None) -> GuestKernel:
-    src = source(flavour)
+def _build(cfg: Config, flavour: str, variant: str | None) -> GuestKernel:
+    src = source(cfg, flavour)
     # Beside its source tree, as build/guest-patched is beside build/linux,
     # so that ccache sees the same relative paths (see common.py).
     out = src.parent / f"guest-{flavour}" if not variant else \
@@ -174,9 +174,10 @@ def main() -> int:
                         help="patched, plain, or both as patched,plain")
     parser.add_argument("--variant")
     args = parser.parse_args()
+    cfg = config()
     for flavour in args.flavour.split(","):
         began = time.monotonic()
-        image = build(flavour, args.variant).image
+        image = build(cfg, flavour, args.variant).image
         log(f"{image.relative_to(REPO)} ready in {time.monotonic() - began:.0f}s")
     return 0
 

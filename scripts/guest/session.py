@@ -20,16 +20,21 @@ from typing import Callable, TypeVar
 
 from guest import kernel as guest_kernel, kmemleak
 from guest.machine import Guest
-from lib.common import BUILD
+from lib.common import Config
 from model.verdict import Tally
 
-REL_OUT = BUILD / "rel"
 K = TypeVar("K")
 T = TypeVar("T")
 
 
+def rel_out(cfg: Config) -> Path:
+    """build/BASE/rel: the reliability runs' guests and initramfs."""
+    return cfg.build / "rel"
+
+
 @dataclass(frozen=True)
 class Kernel:
+    cfg: Config  # the base it was built for: where its runs write
     flavour: str
     image: Path
     initrd: Path
@@ -42,12 +47,13 @@ class Kernel:
 
 def boot(kernel: Kernel, run: str, params: list[str],
          qemu_args: list[str] | None = None, memory: int | None = None,
-         timeout: float = 180.0, out: Path = REL_OUT,
+         timeout: float = 180.0, out: Path | None = None,
          qmp_timeout: float | None = None, workdir: Path | None = None) -> Guest:
     """Boot @kernel for @run and wait for the agent; a guest that does not
     get that far is stopped.
 
-    Its console and QMP socket are in @workdir, by default @out/RUN-KERNEL/.
+    Its console and QMP socket are in @workdir, by default @out/RUN-KERNEL/
+    (@out by default the kernel's base's rel_out()).
     The kernel command line is the machine's, @params, then the variant's
     arguments not among them; QEMU's arguments are the machine's, then
     @qemu_args, the variant's and @memory. QEMU has @qmp_timeout (by
@@ -56,7 +62,8 @@ def boot(kernel: Kernel, run: str, params: list[str],
     """
     kernel_args, args = guest_kernel.variant_args(kernel.variant)
     args = [*(qemu_args or []), *args, *(["-m", str(memory)] if memory else [])]
-    guest = Guest(workdir or out / f"{run}-{kernel.name}", kernel.image, kernel.initrd,
+    where = workdir or (out or rel_out(kernel.cfg)) / f"{run}-{kernel.name}"
+    guest = Guest(where, kernel.image, kernel.initrd,
                   params + [a for a in kernel_args if a not in params],
                   extra_args=args,
                   boot_timeout=timeout if qmp_timeout is None else qmp_timeout)

@@ -17,7 +17,7 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterator, Mapping, MutableMapping, NoReturn
+from typing import Callable, Iterator, Mapping, MutableMapping, NoReturn
 
 REPO = Path(__file__).resolve().parents[2]
 SCRIPTS = REPO / "scripts"
@@ -60,6 +60,9 @@ class Config:
     build_root: Path
     build: Path
     tarball: Path  # the packaged source the tree is made from
+    # The repository whose patches/BASE/ is the series: this one, or a
+    # test's own.
+    repo: Path = REPO
 
     @property
     def tree(self) -> Path:
@@ -67,7 +70,7 @@ class Config:
 
     @property
     def patches(self) -> Path:
-        return REPO / "patches" / self.kernel
+        return self.repo / "patches" / self.kernel
 
     @property
     def series(self) -> Path:
@@ -126,35 +129,6 @@ def setup_build_env(cfg: Config, environ: dict[str, str] | None = None) -> None:
     # W=1, empty cache): 67 s of CPU by default, 56 s in depend mode, 47 s
     # without ccache. Hits are found the same way in both modes.
     env.setdefault("CCACHE_DEPEND", "1")
-
-
-# The names modules imported before Config, for the modules that still
-# do: each is read from config() when such a module imports it (PEP 562),
-# not when lib.common is imported. New code takes a Config instead.
-LEGACY: dict[str, Callable[[Config], object]] = {
-    "KERNEL": lambda c: c.kernel, "BASE": lambda c: c.base,
-    "BUILD_ROOT": lambda c: c.build_root, "BUILD": lambda c: c.build,
-    "TREE": lambda c: c.tree, "PATCHES": lambda c: c.patches,
-    "SERIES": lambda c: c.series, "TARBALL": lambda c: c.tarball,
-}
-
-
-if TYPE_CHECKING:
-    # Their types, for mypy; at run time only __getattr__ has them.
-    KERNEL: str
-    BASE: Base
-    BUILD_ROOT: Path
-    BUILD: Path
-    TREE: Path
-    PATCHES: Path
-    SERIES: Path
-    TARBALL: Path
-
-
-def __getattr__(name: str) -> object:
-    if name in LEGACY:
-        return LEGACY[name](config())
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 # The kernel's own reports of trouble; any of them on a console fails a run.

@@ -14,7 +14,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from lib.common import BASE, Failure, log, main_guard, run
+from lib.common import Config, Failure, config, log, main_guard, run
 
 GROUPS: dict[str, list[str]] = {
     # The harness's own tests (make harness, the gate's stage "harness"):
@@ -22,8 +22,8 @@ GROUPS: dict[str, list[str]] = {
     # tests/test_lint.py pyflakes over them and shellcheck over the shell.
     "harness": ["mypy", "pyflakes3", "shellcheck"],
     # Unpack the packaged source of the base (KERNEL=) into a git tree and
-    # apply the series.
-    "tree": [BASE.package, "xz-utils", "git", "ca-certificates"],
+    # apply the series; group_packages() adds the base's source package.
+    "tree": ["xz-utils", "git", "ca-certificates"],
     # Build kernels (kunit.py's and the guest's) with ccache.
     "build": ["build-essential", "flex", "bison", "bc", "libelf-dev",
               "libssl-dev", "cpio", "kmod", "ccache", "python3", "perl"],
@@ -120,15 +120,20 @@ def installed(pkg: str) -> bool:
     return proc.stdout.strip() == "install ok installed"
 
 
-def ensure(packages: list[str]) -> None:
+def group_packages(cfg: Config, group: str) -> list[str]:
+    """The packages of @group on @cfg's base: "tree" has its source package."""
+    return [cfg.base.package, *GROUPS[group]] if group == "tree" else GROUPS[group]
+
+
+def ensure(cfg: Config, packages: list[str]) -> None:
     missing = sorted({p for p in packages if not installed(p)})
     if not missing:
         return
     env = {"DEBIAN_FRONTEND": "noninteractive"}
     if os.geteuid() == 0:
         run(["apt-get", "update", "-q"], env=env, capture=True)
-    if BASE.package in missing and not has_candidate(BASE.package) \
-            and add_suite(BASE.suite):
+    if cfg.base.package in missing and not has_candidate(cfg.base.package) \
+            and add_suite(cfg.base.suite):
         run(["apt-get", "update", "-q"], env=env, capture=True)
     if os.geteuid() != 0:
         raise Failure("missing Debian packages, install them as root: "
@@ -149,7 +154,8 @@ def main() -> int:
     if unknown:
         raise Failure(f"unknown package group(s) {unknown}; "
                       f"known: {sorted(GROUPS)}")
-    ensure([p for g in groups for p in GROUPS[g]])
+    cfg = config()
+    ensure(cfg, [p for g in groups for p in group_packages(cfg, g)])
     return 0
 
 

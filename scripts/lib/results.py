@@ -15,27 +15,29 @@ import time
 from pathlib import Path
 from typing import Any
 
-from lib.common import BUILD, BUILD_ROOT, TREE, Failure, run
+from lib.common import Config, Failure, run
 
-DIR = BUILD / "results"
 Row = tuple[str, bool, str]
 
 
-def series_commit(what: str = "series", tree: Path = TREE) -> str:
-    """The commit of branch series in build/BASE/linux (with @what
-    "series^{tree}", its tree: the same in every clone that applied the
-    same patches to the same tarball, where commit ids differ)."""
+def series_commit(what: str, tree: Path) -> str:
+    """The commit of branch series in @tree, a base's build/BASE/linux
+    (with @what "series^{tree}", its tree: the same in every clone that
+    applied the same patches to the same tarball, where commit ids
+    differ)."""
     if not (tree / ".git").exists():
         return "unknown"  # no tree yet: the harness's tests need none
     proc = run(["git", "rev-parse", what], cwd=tree, capture=True, check=False)
     return proc.stdout.strip() if proc.returncode == 0 else "unknown"
 
 
-def save(stage: str, rows: list[Row], **extra: Any) -> None:
-    """Record @stage's @rows (and @extra figures) for the current series."""
-    DIR.mkdir(parents=True, exist_ok=True)
-    record = {"stage": stage, "series": series_commit(),
-              "tree": series_commit("series^{tree}"),
+def save(cfg: Config, stage: str, rows: list[Row], **extra: Any) -> None:
+    """Record @stage's @rows (and @extra figures) for the current series
+    of @cfg's base, in its build/BASE/results/."""
+    where = cfg.build / "results"
+    where.mkdir(parents=True, exist_ok=True)
+    record = {"stage": stage, "series": series_commit("series", cfg.tree),
+              "tree": series_commit("series^{tree}", cfg.tree),
               "finished": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
               # make check's short forms or make check-full's depth (the
               # gate says which); "" for a stage run on its own.
@@ -44,7 +46,7 @@ def save(stage: str, rows: list[Row], **extra: Any) -> None:
               "failed": sum(1 for _, ok, _ in rows if not ok),
               "rows": [{"name": n, "ok": ok, "detail": d} for n, ok, d in rows],
               **extra}
-    (DIR / f"{stage}.json").write_text(json.dumps(record, indent=1))
+    (where / f"{stage}.json").write_text(json.dumps(record, indent=1))
 
 
 def report(prefix: str, rows: list[Row], width: int = 24) -> int:
@@ -74,17 +76,17 @@ def read(path: Path) -> dict[str, Any]:
     return record
 
 
-def load(stage: str, base: str = "") -> dict[str, Any]:
-    """@stage's last record (of @base, by default the current one); it
-    must be of the base's current series and clean."""
-    where = BUILD_ROOT / base if base else BUILD
+def load(cfg: Config, stage: str, base: str = "") -> dict[str, Any]:
+    """@stage's last record (of @base under @cfg's build root, by default
+    @cfg's own base); it must be of the base's current series and clean."""
+    where = cfg.build_root / base if base else cfg.build
     path = where / "results" / f"{stage}.json"
     tree = where / "linux"
     if not path.is_file():
         raise Failure(f"no results of stage {stage} ({path}): run the gate "
                       "first (make check-full runs every stage)")
     record = read(path)
-    if (record["series"] != series_commit(tree=tree) and
+    if (record["series"] != series_commit("series", tree) and
             record.get("tree") != series_commit("series^{tree}", tree)):
         raise Failure(f"{path} is from series commit {record['series'][:12]}, "
                       f"not the current one: run the gate first")

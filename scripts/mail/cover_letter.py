@@ -27,19 +27,17 @@ import textwrap
 from typing import Any, Callable
 
 from lib import results, sets
-from lib.common import (
-    BASE, KERNEL, PATCHES, REPO, SERIES, TREE, Failure, log, main_guard, run
-)
+from lib.common import REPO, Config, Failure, config, log, main_guard, run
 from series import tree
 
 TEMPLATES = REPO / "docs" / "cover-letters"
 WIDTH = 72
 
 
-def base_version() -> str:
+def base_version(cfg: Config) -> str:
     """The release ("7.3.4") of the tree the series applies to."""
     fields = dict(re.findall(r"^(VERSION|PATCHLEVEL|SUBLEVEL) = (\d+)$",
-                             (TREE / "Makefile").read_text(), re.M))
+                             (cfg.tree / "Makefile").read_text(), re.M))
     return f"{fields['VERSION']}.{fields['PATCHLEVEL']}.{fields['SUBLEVEL']}"
 
 
@@ -80,14 +78,14 @@ def bullets(record: dict[str, Any]) -> str:
     return "\n".join(items)
 
 
-def debug_section() -> str:
+def debug_section(cfg: Config) -> str:
     """make check-debug's runs, when all of them were made on this series."""
     parts = []
     for stage, what in (("e2e-debug", "e2e scenarios a-g"),
                         ("e2e-debug-soak", "the hot-plug soak"),
                         ("reliability-debug", "the reliability runs")):
         try:
-            record = results.load(stage)
+            record = results.load(cfg, stage)
         except Failure:
             return ""
         parts.append(f"{what}: " + "; ".join(
@@ -112,10 +110,11 @@ def mutant_summary(record: dict[str, Any]) -> str:
             f"{seconds // 60} min {seconds % 60} s.")
 
 
-def figure_fields() -> dict[str, Callable[[], str]]:
-    """The @NAME@ fields a template can use, each computed when used."""
+def figure_fields(cfg: Config) -> dict[str, Callable[[], str]]:
+    """The @NAME@ fields a template can use on @cfg's base, each computed
+    when used."""
     def load(stage: str) -> dict[str, Any]:
-        record = results.load(stage)
+        record = results.load(cfg, stage)
         if stage in ("e2e", "reliability", "userspace",
                      "bisect") and record.get("tier") == "check":
             raise Failure(f"the results of {stage} are make check's short "
@@ -127,8 +126,8 @@ def figure_fields() -> dict[str, Callable[[], str]]:
         return rows
 
     return {
-        "BASE": base_version,
-        "PACKAGE": lambda: BASE.package,
+        "BASE": lambda: base_version(cfg),
+        "PACKAGE": lambda: cfg.base.package,
         "OLDER": lambda: str(len({r["name"].split(".")[0] for r in kunit_rows()}
                                  - {"devm_ida", "e1000_param", "e1000e_param"})),
         "FINISHED": lambda: str(load("e2e")["finished"]),
@@ -139,16 +138,16 @@ def figure_fields() -> dict[str, Callable[[], str]]:
                                     for r in kunit_rows())),
         "CHECKPATCH": lambda: counted(load("checkpatch"), "patches"),
         "BISECT": lambda: counted(load("bisect"), "prefixes"),
-        "E2E_TABLE": lambda: e2e_table(load("e2e"), base_version()),
+        "E2E_TABLE": lambda: e2e_table(load("e2e"), base_version(cfg)),
         "RELIABILITY": lambda: bullets(load("reliability")),
         "USERSPACE": lambda: "; ".join(f"{r['name']}: {r['detail']}"
                                        for r in load("userspace")["rows"]) + ".",
-        "DEBUG": debug_section,
+        "DEBUG": lambda: debug_section(cfg),
         "MUTANTS": lambda: mutant_summary(load("mutants")),
     }
 
 
-def for_base(text: str, base: str = KERNEL) -> str:
+def for_base(text: str, base: str) -> str:
     """@text with the lines tagged for another base dropped and this
     base's tags removed."""
     out = []
@@ -163,8 +162,9 @@ def for_base(text: str, base: str = KERNEL) -> str:
 
 
 def render(template: str, fields: dict[str, Callable[[], str]],
-           base: str = KERNEL) -> tuple[str, list[str], str]:
-    """A template's subject, extra Cc: addresses and filled blurb."""
+           base: str) -> tuple[str, list[str], str]:
+    """A template's subject, extra Cc: addresses and filled blurb, for
+    @base ("7.3")."""
     text = for_base(template, base)
     head, _, body = text.partition("\n\n")
     subject = re.search(r"^Subject: (.+)$", head, re.M)
@@ -191,12 +191,13 @@ def rewrap(paragraph: str) -> str:
     return textwrap.fill(" ".join(lines), WIDTH, break_on_hyphens=False) + "\n"
 
 
-def recipients(pset: sets.PatchSet, author: str) -> tuple[list[str], list[str]]:
+def recipients(cfg: Config, pset: sets.PatchSet,
+               author: str) -> tuple[list[str], list[str]]:
     """To: the maintainers scripts/get_maintainer.pl names for the set's
     patches; Cc: everyone and every list else it names."""
-    patches = [str(PATCHES / name) for name in pset.patches]
+    patches = [str(cfg.patches / name) for name in pset.patches]
     proc = run(["scripts/get_maintainer.pl", "--no-git", "--no-git-fallback",
-                "--nofixes", "--rolestats", *patches], cwd=TREE, capture=True,
+                "--nofixes", "--rolestats", *patches], cwd=cfg.tree, capture=True,
                check=False)
     if proc.returncode != 0:
         raise Failure(f"scripts/get_maintainer.pl failed:\n{proc.stdout}")
@@ -218,20 +219,20 @@ def header(name: str, addresses: list[str]) -> str:
     return f"{name}: " + ",\n    ".join(addresses)
 
 
-def write(pset: sets.PatchSet, fields: dict[str, Callable[[], str]]) -> None:
-    cover = PATCHES / pset.cover
+def write(cfg: Config, pset: sets.PatchSet, fields: dict[str, Callable[[], str]]) -> None:
+    cover = cfg.patches / pset.cover
     template = TEMPLATES / f"{pset.dir}.txt"
     if not cover.is_file():
         raise Failure(f"{cover} is missing: run 'make export' first")
     if not template.is_file():
         raise Failure(f"{template} is missing: every set needs its cover "
                       "letter's template")
-    subject, extra_cc, text = render(template.read_text(), fields)
+    subject, extra_cc, text = render(template.read_text(), fields, cfg.kernel)
     head, _, _, shortlog = tree.split_cover(cover.read_text())
     if not shortlog:
         raise Failure(f"{cover} has no shortlog: run 'make export' again")
     author = re.search(r"^From: (.*)$", head, re.M)
-    to, cc = recipients(pset, author.group(1) if author else "")
+    to, cc = recipients(cfg, pset, author.group(1) if author else "")
     cc += [a for a in extra_cc if a not in cc and a not in to]
     prefix = re.search(r"^Subject: (\[[^\]]*\]) ", head, re.M)
     if not prefix:
@@ -240,13 +241,14 @@ def write(pset: sets.PatchSet, fields: dict[str, Callable[[], str]]) -> None:
                   head, count=1, flags=re.M)
     head += "\n" + header("To", to) + "\n" + header("Cc", cc)
     cover.write_text(f"{head}\n\n{text}\n\n{shortlog}")
-    log(f"wrote {cover.relative_to(REPO)}: {len(to)} To, {len(cc)} Cc")
+    log(f"wrote {cover.relative_to(cfg.repo)}: {len(to)} To, {len(cc)} Cc")
 
 
 def main() -> int:
-    fields = figure_fields()
-    for pset in sets.read(SERIES):
-        write(pset, fields)
+    cfg = config()
+    fields = figure_fields(cfg)
+    for pset in sets.read(cfg.series):
+        write(cfg, pset, fields)
     return 0
 
 

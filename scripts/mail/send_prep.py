@@ -30,9 +30,8 @@ import shutil
 from pathlib import Path
 
 from lib import sets
-from lib.common import BUILD, PATCHES, SERIES, TREE, Failure, log, main_guard, run
+from lib.common import Config, Failure, config, log, main_guard, run
 
-OUT = BUILD / "outgoing"
 PLACEHOLDER_NAME = "Board Numbers Team"
 PLACEHOLDER_EMAIL = "board-numbers@lists.invalid"
 # Top-level domains reserved for examples and tests (RFC 2606, 6761): no
@@ -40,13 +39,19 @@ PLACEHOLDER_EMAIL = "board-numbers@lists.invalid"
 RESERVED = ("invalid", "example", "test", "localhost")
 
 
-def sender() -> tuple[str, str]:
-    """git's user.name and user.email, refused when missing or not a person."""
-    def config(key: str) -> str:
-        proc = run(["git", "config", key], cwd=TREE, capture=True, check=False)
+def out_dir(cfg: Config) -> Path:
+    """build/BASE/outgoing: the sets as mail, one directory and mbox each."""
+    return cfg.build / "outgoing"
+
+
+def sender(cfg: Config) -> tuple[str, str]:
+    """git's user.name and user.email (as the tree sees them), refused
+    when missing or not a person."""
+    def git_config(key: str) -> str:
+        proc = run(["git", "config", key], cwd=cfg.tree, capture=True, check=False)
         return proc.stdout.strip() if proc.returncode == 0 else ""
 
-    name, email = config("user.name"), config("user.email")
+    name, email = git_config("user.name"), git_config("user.email")
     if not name or not email:
         raise Failure("git has no user.name or user.email: set them to the "
                       "person who signs the patches off (git config --global "
@@ -122,20 +127,20 @@ def unfinished(text: str) -> str:
     return ""
 
 
-def prepare_set(pset: sets.PatchSet, who: str, domain: str) -> Path:
+def prepare_set(cfg: Config, pset: sets.PatchSet, who: str, domain: str) -> Path:
     """Write @pset's mails; the set's mbox (cover letter first)."""
-    out = OUT / pset.dir
+    out = out_dir(cfg) / pset.dir
     out.mkdir(parents=True)
     names = [pset.cover, *pset.patches]
-    stamp = hashlib.sha256("".join((PATCHES / n).read_text() for n in names)
+    stamp = hashlib.sha256("".join((cfg.patches / n).read_text() for n in names)
                            .encode()).hexdigest()[:16]
     cover_id = f"{pset.dir}-0-{stamp}@{domain}"
     mails = []
     for index, name in enumerate(names):
-        text = (PATCHES / name).read_text()
+        text = (cfg.patches / name).read_text()
         why = unfinished(text)
         if why:
-            shutil.rmtree(OUT)
+            shutil.rmtree(out_dir(cfg))
             raise Failure(f"{name} cannot be sent: {why}; nothing was written")
         text = rewrite(text, who)
         msgid = cover_id if index == 0 else f"{pset.dir}-{index}-{stamp}@{domain}"
@@ -145,7 +150,7 @@ def prepare_set(pset: sets.PatchSet, who: str, domain: str) -> Path:
     for path in out.iterdir():
         text = path.read_text()
         if names_placeholder(text):
-            shutil.rmtree(OUT)
+            shutil.rmtree(out_dir(cfg))
             raise Failure(f"{path} still names the placeholder identity; "
                           "nothing was written")
     mbox = out.with_suffix(".mbox")
@@ -153,13 +158,13 @@ def prepare_set(pset: sets.PatchSet, who: str, domain: str) -> Path:
     return mbox
 
 
-def b4_check(pset: sets.PatchSet, mbox: Path, work: Path,
+def b4_check(cfg: Config, pset: sets.PatchSet, mbox: Path, work: Path,
              env: dict[str, str]) -> str:
     """b4 am on @mbox, then git am of what it wrote in @work; a summary."""
-    am_dir = OUT / f"{pset.dir}.b4"
+    am_dir = out_dir(cfg) / f"{pset.dir}.b4"
     am_dir.mkdir()
     proc = run(["b4", "--offline-mode", "am", "--no-cover", "-m", str(mbox),
-                "-o", str(am_dir)], cwd=TREE, capture=True, check=False)
+                "-o", str(am_dir)], cwd=cfg.tree, capture=True, check=False)
     written = sorted(am_dir.glob("*.mbx")) if am_dir.is_dir() else []
     if proc.returncode != 0 or not written:
         raise Failure(f"b4 am could not read {mbox}:\n{proc.stdout}")
@@ -178,25 +183,27 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.parse_args()
-    name, email = sender()
+    cfg = config()
+    name, email = sender(cfg)
     who = f"{name} <{email}>"
-    shutil.rmtree(OUT, ignore_errors=True)
-    OUT.mkdir(parents=True)
-    work = OUT / "linux"
-    run(["git", "worktree", "prune"], cwd=TREE)
-    run(["git", "worktree", "add", "-q", "--detach", str(work), "base"], cwd=TREE,
+    out = out_dir(cfg)
+    shutil.rmtree(out, ignore_errors=True)
+    out.mkdir(parents=True)
+    work = out / "linux"
+    run(["git", "worktree", "prune"], cwd=cfg.tree)
+    run(["git", "worktree", "add", "-q", "--detach", str(work), "base"], cwd=cfg.tree,
         capture=True)
     # git am commits as the sender, without touching any git config.
     committer = {"GIT_COMMITTER_NAME": name, "GIT_COMMITTER_EMAIL": email}
     try:
-        for pset in sets.read(SERIES):
-            mbox = prepare_set(pset, who, email.split("@", 1)[1])
+        for pset in sets.read(cfg.series):
+            mbox = prepare_set(cfg, pset, who, email.split("@", 1)[1])
             log(f"{pset.dir}: {len(pset.patches)} patches from {who}; "
-                f"{b4_check(pset, mbox, work, committer)}")
+                f"{b4_check(cfg, pset, mbox, work, committer)}")
     finally:
-        run(["git", "worktree", "remove", "--force", str(work)], cwd=TREE,
+        run(["git", "worktree", "remove", "--force", str(work)], cwd=cfg.tree,
             check=False, capture=True)
-    log(f"the sets are in {OUT}/: send each directory with git send-email, "
+    log(f"the sets are in {out}/: send each directory with git send-email, "
         "in the order of patches/ series")
     return 0
 

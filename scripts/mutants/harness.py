@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lib import results
-from lib.common import REPO, Failure, config, log, main_guard
+from lib.common import REPO, Config, Failure, config, log, main_guard
 from mutants.harness_catalog import MUTANTS, HarnessMutant
 
 # The share of mutants the tests must catch.
@@ -67,12 +67,12 @@ def copy_repo(dest: Path) -> Path:
     return root
 
 
-def harness(root: Path, scratch: Path) -> tuple[int, str]:
+def harness(cfg: Config, root: Path, scratch: Path) -> tuple[int, str]:
     """python3 -m tests in @root: its exit status and output."""
     env = dict(os.environ, PYTHONPATH=str(root / "scripts"),
                BOARD_NUMBERS_ROOT=str(scratch),
-               # test_ktap parses with the kernel tree's own kunit_tool.
-               KUNIT_TOOL_DIR=str(config().tree / "tools" / "testing" / "kunit"))
+               # test_ktap parses with @cfg's kernel tree's own kunit_tool.
+               KUNIT_TOOL_DIR=str(cfg.tree / "tools" / "testing" / "kunit"))
     try:
         proc = subprocess.run([sys.executable, "-m", "tests"], cwd=root, env=env,
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
@@ -92,11 +92,11 @@ def apply(root: Path, mutant: HarnessMutant) -> None:
     path.write_text(text.replace(mutant.old, mutant.new))
 
 
-def judge(mutant: HarnessMutant) -> Outcome:
+def judge(cfg: Config, mutant: HarnessMutant) -> Outcome:
     with tempfile.TemporaryDirectory(prefix="harness-mutant-") as tmp:
         root = copy_repo(Path(tmp))
         apply(root, mutant)
-        code, output = harness(root, Path(tmp) / "build")
+        code, output = harness(cfg, root, Path(tmp) / "build")
     # The count line as well as the exit status: a mutant of the code that
     # turns the count into an exit status (lib.results.count()) would
     # otherwise hide the very test that caught it.
@@ -111,6 +111,7 @@ def main() -> int:
     parser.add_argument("--only", help="mutant names, comma-separated")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     args = parser.parse_args()
+    cfg = config()
     chosen = MUTANTS
     if args.only:
         wanted = set(args.only.split(","))
@@ -119,13 +120,13 @@ def main() -> int:
         if unknown:
             raise Failure(f"no such harness mutant: {', '.join(sorted(unknown))}")
     with tempfile.TemporaryDirectory(prefix="harness-mutant-") as tmp:
-        code, output = harness(copy_repo(Path(tmp)), Path(tmp) / "build")
+        code, output = harness(cfg, copy_repo(Path(tmp)), Path(tmp) / "build")
     if code != 0:
         raise Failure("the harness fails without any mutation, so no mutant "
                       f"can be judged: {first_red(output)}")
     log(f"{len(chosen)} harness mutants, {args.jobs} at a time")
     with ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        outcomes = list(pool.map(judge, chosen))
+        outcomes = list(pool.map(lambda m: judge(cfg, m), chosen))
     for o in outcomes:
         print(f"harness-mutants: {'CAUGHT  ' if o.caught else 'SURVIVED'} "
               f"{o.mutant.name:40} {o.detail}")
@@ -134,7 +135,7 @@ def main() -> int:
     survivors = [o.mutant.name for o in outcomes if not o.caught]
     # One case: the rule is a share, so a survivor is not a failure of
     # its own; the detail names every one.
-    results.save("harness-mutants", [(
+    results.save(cfg, "harness-mutants", [(
         f"{REQUIRED:.0%} or more of the harness mutants caught", enough,
         f"{caught} of {len(outcomes)} caught"
         + (f"; survived: {', '.join(survivors)}" if survivors else ""))])

@@ -253,16 +253,17 @@ MUTANTS: list[HarnessMutant] = [
     # checks/checkpatch.py: the accepted-findings rules
     HarnessMutant(
         "checkpatch-long-line-anywhere", CHECKPATCH,
-        "if where and wide_in_base(where) else None)",
-        "if where or wide_in_base(where) else None)",
+        "if where and wide_in_base(cfg, where) else None)",
+        "if where or wide_in_base(cfg, where) else None)",
         "a line over 80 columns is accepted in a file that follows 80 columns"),
     HarnessMutant(
         "checkpatch-file-path-no-added-file", CHECKPATCH,
-        "if new and all(covered(f) for f in new) else None)",
-        "if all(covered(f) for f in new) else None)",
+        "if new and all(covered(cfg, f) for f in new) else None)",
+        "if all(covered(cfg, f) for f in new) else None)",
         "FILE_PATH_CHANGES is accepted for a patch that adds no file"),
     HarnessMutant(
-        "checkpatch-camelcase-any", CHECKPATCH, "if m and in_base(m.group(1), files):", "if m:",
+        "checkpatch-camelcase-any", CHECKPATCH,
+        "if m and in_base(cfg, m.group(1), files):", "if m:",
         "any CamelCase identifier is accepted, not only one the base already has"),
     HarnessMutant(
         "checkpatch-obsolete-any-driver", CHECKPATCH,

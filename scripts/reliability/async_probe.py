@@ -22,7 +22,7 @@ import argparse
 import time
 
 from guest.session import Kernel, boot, finish, side_by_side
-from lib.common import main_guard
+from lib.common import config, main_guard
 from model.check import Probe, check
 from model.model import DRIVERS, Expected
 from model.verdict import Tally, Verdict, pair
@@ -94,8 +94,7 @@ def run_one(kernel: Kernel) -> tuple[Tally, float]:
     return tally, time.monotonic() - began
 
 
-def run(kernels_: dict[str, Kernel] | None = None) -> list[Verdict]:
-    kernels_ = kernels_ or kernels()
+def run(kernels_: dict[str, Kernel]) -> list[Verdict]:
     ran = side_by_side(run_one, kernels_)
     patched, seconds = ran["patched"]
     plain = ran["plain"][0] if "plain" in ran else None
@@ -107,7 +106,7 @@ def run(kernels_: dict[str, Kernel] | None = None) -> list[Verdict]:
 
 def main() -> int:
     argparse.ArgumentParser(description=__doc__).parse_args()
-    rows = run()
+    rows = run(kernels(config()))
     return report(rows)
 
 

@@ -16,24 +16,24 @@ import time
 
 from guest import agent, hubtraffic, initramfs, kernel as guest_kernel
 from guest.machine import Guest
-from guest.session import Kernel
+from guest.session import Kernel, rel_out
 from lib import results
-from lib.common import BUILD, Failure
+from lib.common import Config, Failure
 from model.check import Probe, check
 from model.model import BOARD_NUMBER_DYNDBG, DRIVERS, Model
 from model.verdict import Verdict
 
-OUT = BUILD / "rel"
 TIMEOUT = 60.0
 FLAVOURS = ("patched", "plain")
 
 
-def kernels(variant: str | None = None,
+def kernels(cfg: Config, variant: str | None = None,
             flavours: tuple[str, ...] = FLAVOURS) -> dict[str, Kernel]:
-    """The guest kernels and their initramfs, with the agent (which brings
-    e1000 up) and the traffic generator of reliability/surprise.py."""
-    nicwatch = agent.build().read_bytes()
-    extra = {"bin/hubtraffic": hubtraffic.build().read_bytes()}
+    """@cfg's guest kernels and their initramfs (in rel_out()), with the
+    agent (which brings e1000 up) and the traffic generator of
+    reliability/surprise.py."""
+    nicwatch = agent.build(cfg).read_bytes()
+    extra = {"bin/hubtraffic": hubtraffic.build(cfg).read_bytes()}
     # e1000 comes up for reliability/surprise.py's frames; not on the debug kernel,
     # which does not run it and whose acpi=noirq routes the cold-plugged
     # NICs' interrupts through $PIR onto a line their link-up interrupts
@@ -42,11 +42,11 @@ def kernels(variant: str | None = None,
                 {d.name for d in DRIVERS.values() if d.up})
     result = {}
     for flavour in flavours:
-        built = guest_kernel.build(flavour, variant)
+        built = guest_kernel.build(cfg, flavour, variant)
         name = f"{flavour}-{variant}" if variant else flavour
-        initrd = initramfs.for_kernel(OUT / f"initramfs-{name}.cpio", built,
+        initrd = initramfs.for_kernel(rel_out(cfg) / f"initramfs-{name}.cpio", built,
                                       nicwatch, up, extra)
-        result[flavour] = Kernel(flavour, built.image, initrd, variant)
+        result[flavour] = Kernel(cfg, flavour, built.image, initrd, variant)
     return result
 
 

@@ -43,7 +43,7 @@ from guest import hotplug
 from guest.machine import Guest
 from guest.session import Kernel, boot, finish, side_by_side
 from lib import results
-from lib.common import Failure, main_guard
+from lib.common import Failure, config, main_guard
 from model.model import DRIVERS, Model
 from model.verdict import Tally, Verdict, pair
 from reliability.common import TIMEOUT, check_add, cmdline, kernels, records, report
@@ -214,10 +214,8 @@ class Driver:
         return n + 1, False
 
 
-def run(kernels_: dict[str, Kernel] | None = None,
-        drivers: tuple[str, ...] = ("e1000", "e1000e"),
+def run(kernels_: dict[str, Kernel], drivers: tuple[str, ...] = ("e1000", "e1000e"),
         max_n: int = 400) -> list[Verdict]:
-    kernels_ = kernels_ or kernels()
     rows: list[Verdict] = []
     for driver in drivers:
         def one(kernel: Kernel, driver: str = driver) -> tuple[Driver, float]:
@@ -249,10 +247,11 @@ def main() -> int:
                         help="the kernels to run: patched, or patched,plain "
                         "(make mutants runs its mutated kernel alone)")
     args = parser.parse_args()
-    rows = run(kernels(flavours=tuple(args.flavours.split(","))),
+    cfg = config()
+    rows = run(kernels(cfg, flavours=tuple(args.flavours.split(","))),
                drivers=tuple(args.drivers.split(",")), max_n=args.max_n)
     # Saved apart from the reliability stage's record, for make mutants.
-    results.save("faults", rows)
+    results.save(cfg, "faults", rows)
     return report(rows)
 
 

@@ -22,7 +22,7 @@ import argparse
 import time
 
 from guest.session import Kernel, boot, finish, side_by_side
-from lib.common import main_guard
+from lib.common import config, main_guard
 from model.model import Model
 from model.verdict import Tally, Verdict, pair
 from reliability.common import (
@@ -157,9 +157,8 @@ def run_one(kernel: Kernel, binds: int, rescans: int) -> tuple[Tally, dict[str, 
     return tally, times
 
 
-def run(kernels_: dict[str, Kernel] | None = None, binds: int | None = None,
+def run(kernels_: dict[str, Kernel], binds: int | None = None,
         rescans: int | None = None) -> list[Verdict]:
-    kernels_ = kernels_ or kernels()
     # The debug kernel's long run is the e2e soak (make check-debug); a
     # fifth of the loops there still brings every path under its checkers.
     scale = 5 if kernels_["patched"].variant else 1
@@ -184,7 +183,7 @@ def main() -> int:
     parser.add_argument("--binds", type=int, default=1000)
     parser.add_argument("--rescans", type=int, default=200)
     args = parser.parse_args()
-    rows = run(binds=args.binds, rescans=args.rescans)
+    rows = run(kernels(config()), binds=args.binds, rescans=args.rescans)
     return report(rows)
 
 

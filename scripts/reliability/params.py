@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from guest import hotplug
 from guest.machine import Guest
 from guest.session import Kernel, boot, finish, side_by_side
-from lib.common import main_guard
+from lib.common import config, main_guard
 from model.check import Probe, check
 from model.model import BOARD_NUMBER_DYNDBG, DRIVERS, Expected
 from model.verdict import Tally, Verdict, pair
@@ -157,8 +157,7 @@ def run_one(kernel: Kernel) -> Tally:
     return tally
 
 
-def run(kernels_: dict[str, Kernel] | None = None) -> list[Verdict]:
-    kernels_ = kernels_ or kernels()
+def run(kernels_: dict[str, Kernel]) -> list[Verdict]:
     ran = side_by_side(run_one, kernels_)
     patched, plain = ran["patched"], ran.get("plain")
     detail = ("4 bad values on the command line (2 boots), 4 bad and 1 good through "
@@ -169,7 +168,7 @@ def run(kernels_: dict[str, Kernel] | None = None) -> list[Verdict]:
 
 def main() -> int:
     argparse.ArgumentParser(description=__doc__).parse_args()
-    rows = run()
+    rows = run(kernels(config()))
     return report(rows)
 
 

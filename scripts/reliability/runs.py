@@ -30,7 +30,7 @@ import importlib
 import time
 
 from lib import results
-from lib.common import Failure, log, main_guard
+from lib.common import Failure, config, log, main_guard
 from model.verdict import Verdict
 from reliability.common import FLAVOURS, kernels, report
 
@@ -67,7 +67,8 @@ def main() -> int:
     if unknown:
         raise Failure(f"no such reliability run: {', '.join(unknown)}")
     flavours = ("patched",) if args.variant else FLAVOURS
-    built = kernels(args.variant, flavours)
+    cfg = config()
+    built = kernels(cfg, args.variant, flavours)
     rows: list[tuple[Verdict, float]] = []
     for name in chosen:
         log(f"reliability: {name}")
@@ -77,7 +78,7 @@ def main() -> int:
             rows.append((row, time.monotonic() - began))
             print(f"rel: {'PASS' if row[1] else 'FAIL'}  {row[0]:24} {row[2]}", flush=True)
     print("\nrun / kernel               result  detail")
-    results.save("reliability" + (f"-{args.variant}" if args.variant else ""),
+    results.save(cfg, "reliability" + (f"-{args.variant}" if args.variant else ""),
                  [row for row, _ in rows])
     return report([row for row, _ in rows])
 

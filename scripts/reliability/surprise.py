@@ -44,7 +44,7 @@ from guest import agent, hotplug, hubtraffic
 from guest.machine import Guest
 from guest.qmp import QMPError, QMPTimeout
 from guest.session import Kernel, boot, finish, side_by_side
-from lib.common import Failure, main_guard
+from lib.common import Failure, config, main_guard
 from model.check import Probe
 from model.model import DRIVERS, Model
 from model.verdict import Tally, Verdict, pair
@@ -272,10 +272,9 @@ def verdicts(patched: Outcome, plain: Outcome | None, cycles: int) -> list[Verdi
     return pair("surprise", tally, control, patched.figures())
 
 
-def run(kernels: dict[str, Kernel] | None = None, cycles: int = 50,
+def run(kernels: dict[str, Kernel], cycles: int = 50,
         seed: int = SEED) -> list[Verdict]:
     """The patched run and the plain one (those in @kernels)."""
-    kernels = kernels or rel_common.kernels()
     outcomes = side_by_side(lambda kernel: surprise(kernel, cycles, seed), kernels)
     return verdicts(outcomes["patched"], outcomes.get("plain"), cycles)
 
@@ -286,7 +285,7 @@ def main() -> int:
     parser.add_argument("--cycles", type=int, default=50)
     parser.add_argument("--seed", type=int, default=SEED)
     args = parser.parse_args()
-    rows = run(cycles=args.cycles, seed=args.seed)
+    rows = run(rel_common.kernels(config()), cycles=args.cycles, seed=args.seed)
     return rel_common.report(rows)
 
 

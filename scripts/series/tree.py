@@ -29,11 +29,8 @@ from pathlib import Path
 
 from lib import sets
 from lib.common import (
-    BASE, BUILD, PATCHES, REPO, SERIES, TARBALL, TREE, Failure, log, main_guard, run,
-    series_patches
+    REPO, Config, Failure, config, log, main_guard, run, series_patches
 )
-
-STATE = TREE / ".git" / "board-numbers-state.json"
 
 
 def rel(path: Path) -> str:
@@ -42,44 +39,53 @@ def rel(path: Path) -> str:
         return str(path.relative_to(REPO))
     except ValueError:
         return str(path)
+
+
 # Fixed identities and dates keep the base commit the same on every machine.
-GIT_ENV = {
-    "GIT_AUTHOR_NAME": BASE.package, "GIT_AUTHOR_EMAIL": "linux@localhost",
-    "GIT_COMMITTER_NAME": "board-numbers tree", "GIT_COMMITTER_EMAIL": "tree@localhost",
-}
+def git_env(cfg: Config) -> dict[str, str]:
+    return {"GIT_AUTHOR_NAME": cfg.base.package, "GIT_AUTHOR_EMAIL": "linux@localhost",
+            "GIT_COMMITTER_NAME": "board-numbers tree",
+            "GIT_COMMITTER_EMAIL": "tree@localhost"}
+
+
 BASE_DATE = "2000-01-01T00:00:00Z"
 
 
-def git(*args: str, capture: bool = True, check: bool = True,
+def state_path(cfg: Config) -> Path:
+    """Where prepare keeps what the tree was made from and what it applied."""
+    return cfg.tree / ".git" / "board-numbers-state.json"
+
+
+def git(cfg: Config, *args: str, capture: bool = True, check: bool = True,
         env: dict[str, str] | None = None) -> str:
-    proc = run(["git", "-c", "core.abbrev=12", *args], cwd=TREE,
-               capture=capture, check=check, env=dict(GIT_ENV, **(env or {})))
+    proc = run(["git", "-c", "core.abbrev=12", *args], cwd=cfg.tree,
+               capture=capture, check=check, env=dict(git_env(cfg), **(env or {})))
     return (proc.stdout or "").strip()
 
 
-def tarball_id() -> str:
-    if not TARBALL.is_file():
-        raise Failure(f"{TARBALL} not found: install Debian's {BASE.package} "
+def tarball_id(cfg: Config) -> str:
+    if not cfg.tarball.is_file():
+        raise Failure(f"{cfg.tarball} not found: install Debian's {cfg.base.package} "
                       "(make check does), or point LINUX_TARBALL at the tarball")
     digest = hashlib.sha256()
-    with TARBALL.open("rb") as f:
+    with cfg.tarball.open("rb") as f:
         for block in iter(lambda: f.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()
 
 
-def patches_digest() -> str:
-    digest = hashlib.sha256(SERIES.read_bytes())
-    for name in series_patches(SERIES):
-        digest.update((PATCHES / name).read_bytes())
+def patches_digest(cfg: Config) -> str:
+    digest = hashlib.sha256(cfg.series.read_bytes())
+    for name in series_patches(cfg.series):
+        digest.update((cfg.patches / name).read_bytes())
     return digest.hexdigest()
 
 
-def load_state() -> dict[str, str]:
+def load_state(cfg: Config) -> dict[str, str]:
     """The tree's saved state; its string fields only, {} when there is
     none or the file is not a JSON object."""
     try:
-        state = json.loads(STATE.read_text())
+        state = json.loads(state_path(cfg).read_text())
     except (OSError, ValueError):
         return {}
     if not isinstance(state, dict):
@@ -87,10 +93,10 @@ def load_state() -> dict[str, str]:
     return {key: value for key, value in state.items() if isinstance(value, str)}
 
 
-def save_state(**changes: str) -> None:
-    state = load_state()
+def save_state(cfg: Config, **changes: str) -> None:
+    state = load_state(cfg)
     state.update(changes)
-    STATE.write_text(json.dumps(state, indent=1) + "\n")
+    state_path(cfg).write_text(json.dumps(state, indent=1) + "\n")
 
 
 def kernel_version(tree: Path) -> str:
@@ -104,49 +110,49 @@ def kernel_version(tree: Path) -> str:
            ("VERSION", "PATCHLEVEL", "SUBLEVEL", "EXTRAVERSION")})
 
 
-def unpack(tar_id: str) -> None:
+def unpack(cfg: Config, tar_id: str) -> None:
     """Make build/linux a git repo whose base commit is the tarball."""
-    staging = BUILD / "linux.unpacking"
+    staging = cfg.build / "linux.unpacking"
     shutil.rmtree(staging, ignore_errors=True)
     staging.mkdir(parents=True)
-    log(f"unpacking {TARBALL}")
-    run(["tar", "-xJf", str(TARBALL), "-C", str(staging)])
+    log(f"unpacking {cfg.tarball}")
+    run(["tar", "-xJf", str(cfg.tarball), "-C", str(staging)])
     tops = list(staging.iterdir())
     if len(tops) != 1 or not tops[0].is_dir():
-        raise Failure(f"{TARBALL}: expected one top-level directory")
+        raise Failure(f"{cfg.tarball}: expected one top-level directory")
     src = tops[0]
     version = kernel_version(src)
     log(f"making the base commit of Linux {version}")
-    env = dict(GIT_ENV, GIT_AUTHOR_DATE=BASE_DATE, GIT_COMMITTER_DATE=BASE_DATE)
+    env = dict(git_env(cfg), GIT_AUTHOR_DATE=BASE_DATE, GIT_COMMITTER_DATE=BASE_DATE)
     run(["git", "init", "-q", "-b", "base"], cwd=src)
     # Debian's top-level .gitignore ignores everything ("/*"), so a plain
     # "git add -A" would add nothing: force it. The tree is pristine, so
     # nothing that should stay untracked is there yet.
     run(["git", "add", "-f", "-A", "."], cwd=src)
-    run(["git", "commit", "-q", "-m", f"base: {BASE.package} {version}"],
+    run(["git", "commit", "-q", "-m", f"base: {cfg.base.package} {version}"],
         cwd=src, env=env)
-    shutil.rmtree(TREE, ignore_errors=True)
-    src.rename(TREE)
+    shutil.rmtree(cfg.tree, ignore_errors=True)
+    src.rename(cfg.tree)
     shutil.rmtree(staging)
-    save_state(tarball=tar_id, version=version)
+    save_state(cfg, tarball=tar_id, version=version)
 
 
-def unexported_work() -> str:
+def unexported_work(cfg: Config) -> str:
     """Describe commits or edits in the tree that patches/ does not hold."""
-    if not (TREE / ".git").is_dir():
+    if not (cfg.tree / ".git").is_dir():
         return ""
-    dirty = git("status", "--porcelain", "--untracked-files=no")
+    dirty = git(cfg, "status", "--porcelain", "--untracked-files=no")
     if dirty:
         return "uncommitted changes:\n" + dirty
-    head = git("rev-parse", "-q", "--verify", "series", check=False)
-    applied = load_state().get("applied")
+    head = git(cfg, "rev-parse", "-q", "--verify", "series", check=False)
+    applied = load_state(cfg).get("applied")
     if head and applied and head != applied:
         return "commits on branch series that were not exported:\n" + \
-            git("log", "--oneline", f"{applied}..{head}")
+            git(cfg, "log", "--oneline", f"{applied}..{head}")
     return ""
 
 
-def report_failed_am(output: str, names: list[str]) -> str:
+def report_failed_am(cfg: Config, output: str, names: list[str]) -> str:
     """Name the patch, the file and the hunk that git am could not apply."""
     msg = ["the series does not apply to this tree"]
     failed = re.search(r"^Patch failed at (\d+) (.*)$", output, re.M)
@@ -158,7 +164,7 @@ def report_failed_am(output: str, names: list[str]) -> str:
         if where and 0 <= index < len(names):
             path, line = where.group(1), where.group(2)
             msg.append(f"  file:   {path}, hunk at line {line}")
-            hunk = find_hunk(PATCHES / name, path, line)
+            hunk = find_hunk(cfg.patches / name, path, line)
             if hunk:
                 msg.append("  hunk:\n" + "\n".join("    " + h for h in hunk))
     said = [line for line in output.splitlines()
@@ -183,40 +189,40 @@ def find_hunk(patch: Path, path: str, line: str) -> list[str]:
     return []
 
 
-def prepare(force: bool) -> None:
-    tar_id = tarball_id()
-    state = load_state()
-    work = unexported_work()
+def prepare(cfg: Config, force: bool) -> None:
+    tar_id = tarball_id(cfg)
+    state = load_state(cfg)
+    work = unexported_work(cfg)
     if work and not force:
-        raise Failure(f"{rel(TREE)} has work that patches/ does not hold, "
+        raise Failure(f"{rel(cfg.tree)} has work that patches/ does not hold, "
                       f"{work}\nRun 'make export' to keep it, or "
                       "'make tree FORCE=1' to drop it.")
     if state.get("tarball") != tar_id:
-        unpack(tar_id)
-    names = series_patches(SERIES)
-    digest = patches_digest()
-    state = load_state()
-    head = git("rev-parse", "-q", "--verify", "series", check=False)
+        unpack(cfg, tar_id)
+    names = series_patches(cfg.series)
+    digest = patches_digest(cfg)
+    state = load_state(cfg)
+    head = git(cfg, "rev-parse", "-q", "--verify", "series", check=False)
     if head and state.get("applied") == head and state.get("digest") == digest:
         log(f"tree is up to date: Linux {state.get('version')} "
             f"+ {len(names)} patches")
         return
     log(f"applying {len(names)} patches to Linux {state.get('version')}")
-    git("checkout", "-q", "-f", "-B", "series", "base")
-    git("clean", "-q", "-f", "-d")
+    git(cfg, "checkout", "-q", "-f", "-B", "series", "base")
+    git(cfg, "clean", "-q", "-f", "-d")
     # Until git am is through, the tree holds the base and nothing else.
-    save_state(applied=git("rev-parse", "base"), digest="")
-    proc = run(["git", "am", "-q", *[str(PATCHES / n) for n in names]],
-               cwd=TREE, capture=True, check=False, env=GIT_ENV)
+    save_state(cfg, applied=git(cfg, "rev-parse", "base"), digest="")
+    proc = run(["git", "am", "-q", *[str(cfg.patches / n) for n in names]],
+               cwd=cfg.tree, capture=True, check=False, env=git_env(cfg))
     if proc.returncode != 0:
-        git("am", "--abort", check=False)
-        git("checkout", "-q", "-f", "series")
-        raise Failure(report_failed_am(proc.stdout, names))
-    save_state(applied=git("rev-parse", "series"), digest=digest)
-    log(f"tree ready: {TREE} (branch series)")
+        git(cfg, "am", "--abort", check=False)
+        git(cfg, "checkout", "-q", "-f", "series")
+        raise Failure(report_failed_am(cfg, proc.stdout, names))
+    save_state(cfg, applied=git(cfg, "rev-parse", "series"), digest=digest)
+    log(f"tree ready: {cfg.tree} (branch series)")
 
 
-def old_headings() -> tuple[list[str], dict[str, list[str]], list[str]]:
+def old_headings(series: Path) -> tuple[list[str], dict[str, list[str]], list[str]]:
     """Free comment lines of patches/series (not the set headings): those
     before the first set, those before each patch keyed by the patch, and
     those after the last patch."""
@@ -224,7 +230,7 @@ def old_headings() -> tuple[list[str], dict[str, list[str]], list[str]]:
     headings: dict[str, list[str]] = {}
     pending: list[str] = []
     in_sets = False
-    for line in SERIES.read_text().splitlines() if SERIES.exists() else []:
+    for line in series.read_text().splitlines() if series.exists() else []:
         name = line.split("#", 1)[0].strip()
         if line.startswith("# =="):
             # The blank line before a set heading is export's own.
@@ -270,7 +276,7 @@ def cover_text(path: Path) -> tuple[str, str, str]:
             "*** SUBJECT HERE ***"), blurb, recipients
 
 
-def assign(names: list[str], old: list[sets.PatchSet]) -> list[list[int]]:
+def assign(cfg: Config, names: list[str], old: list[sets.PatchSet]) -> list[list[int]]:
     """Split the series' commits (their format-patch @names, in order)
     into the sets of @old: a commit goes to the set its patch was in, a new
     one to the set of the commit before it. The sets must come in order,
@@ -284,19 +290,20 @@ def assign(names: list[str], old: list[sets.PatchSet]) -> list[list[int]]:
             raise Failure(f"commit {index + 1} ({name}) belongs to set "
                           f"{old[target].dir} but comes after set "
                           f"{old[current].dir}: reorder branch series in "
-                          f"{rel(TREE)}, or move its line in {rel(SERIES)}")
+                          f"{rel(cfg.tree)}, or move its line in {rel(cfg.series)}")
         current = target
         groups[current].append(index)
     return groups
 
 
-def format_set(pset: sets.PatchSet, first: str, last: str, out: Path) -> None:
+def format_set(cfg: Config, pset: sets.PatchSet, first: str, last: str,
+               out: Path) -> None:
     """Write the commits @first..@last of branch series as @pset's
     directory under @out, numbered within the set, with its cover letter."""
-    git("format-patch", "-q", "--zero-commit", "--no-signature",
+    git(cfg, "format-patch", "-q", "--zero-commit", "--no-signature",
         "--cover-letter", f"--subject-prefix={pset.prefix}",
         "-o", str(out / pset.dir), f"{first}^..{last}")
-    subject, blurb, recipients = cover_text(PATCHES / pset.cover)
+    subject, blurb, recipients = cover_text(cfg.patches / pset.cover)
     cover_path = out / pset.cover
     cover = cover_path.read_text()
     cover = cover.replace("*** SUBJECT HERE ***", subject)
@@ -305,36 +312,36 @@ def format_set(pset: sets.PatchSet, first: str, last: str, out: Path) -> None:
     cover = f"{head}\n{recipients}\n{body}" if recipients else cover
     # Sign the cover letter as the set's author, dated like its last
     # patch, so that exporting again changes nothing.
-    author, date = git("log", "-1", "--format=%an <%ae>%n%aD", last).split("\n")
+    author, date = git(cfg, "log", "-1", "--format=%an <%ae>%n%aD", last).split("\n")
     cover = re.sub(r"^From: .*$", f"From: {author}", cover, count=1, flags=re.M)
     cover = re.sub(r"^Date: .*$", f"Date: {date}", cover, count=1, flags=re.M)
     cover_path.write_text(cover)
 
 
-def export() -> None:
-    if not (TREE / ".git").is_dir():
+def export(cfg: Config) -> None:
+    if not (cfg.tree / ".git").is_dir():
         raise Failure("no tree to export from: run 'make tree' first")
-    dirty = git("status", "--porcelain", "--untracked-files=no")
+    dirty = git(cfg, "status", "--porcelain", "--untracked-files=no")
     if dirty:
-        raise Failure(f"commit your changes in {rel(TREE)} first; "
+        raise Failure(f"commit your changes in {rel(cfg.tree)} first; "
                       f"export writes commits only:\n{dirty}")
-    commits = git("rev-list", "--reverse", "base..series").split()
+    commits = git(cfg, "rev-list", "--reverse", "base..series").split()
     if not commits:
         raise Failure("branch series has no commits on top of base")
-    old = sets.read(SERIES)
-    out = BUILD / "export"
+    old = sets.read(cfg.series)
+    out = cfg.build / "export"
     shutil.rmtree(out, ignore_errors=True)
     # The file name each commit gets, which says which set it was in.
-    git("format-patch", "-q", "--zero-commit", "-o", str(out / "all"), "base..series")
+    git(cfg, "format-patch", "-q", "--zero-commit", "-o", str(out / "all"), "base..series")
     names = sorted(p.name for p in (out / "all").glob("0*.patch"))
-    groups = assign(names, old)
+    groups = assign(cfg, names, old)
     for pset, group in zip(old, groups):
         if group:
-            format_set(pset, commits[group[0]], commits[group[-1]], out)
+            format_set(cfg, pset, commits[group[0]], commits[group[-1]], out)
         else:
             log(f"set {pset.dir} has no commits left: dropped")
 
-    preamble, headings, trailer = old_headings()
+    preamble, headings, trailer = old_headings(cfg.series)
     lines: list[str] = list(preamble)
     for pset, group in zip(old, groups):
         if not group:
@@ -352,19 +359,19 @@ def export() -> None:
     # Everything the old series named goes; the new sets take its place.
     for pset in old:
         for name in [*pset.patches, pset.cover]:
-            (PATCHES / name).unlink(missing_ok=True)
+            (cfg.patches / name).unlink(missing_ok=True)
         with contextlib.suppress(OSError):
-            (PATCHES / pset.dir).rmdir()
+            (cfg.patches / pset.dir).rmdir()
     for pset, group in zip(old, groups):
         if group:
-            (PATCHES / pset.dir).mkdir(parents=True, exist_ok=True)
+            (cfg.patches / pset.dir).mkdir(parents=True, exist_ok=True)
             for path in (out / pset.dir).glob("*.patch"):
-                shutil.copyfile(path, PATCHES / pset.dir / path.name)
-    SERIES.write_text("\n".join(lines) + "\n")
+                shutil.copyfile(path, cfg.patches / pset.dir / path.name)
+    cfg.series.write_text("\n".join(lines) + "\n")
     shutil.rmtree(out)
-    save_state(applied=git("rev-parse", "series"), digest=patches_digest())
+    save_state(cfg, applied=git(cfg, "rev-parse", "series"), digest=patches_digest(cfg))
     log(f"exported {len(commits)} patches in {sum(map(bool, groups))} sets "
-        f"to {SERIES.parent.relative_to(REPO)}/")
+        f"to {cfg.series.parent.relative_to(cfg.repo)}/")
 
 
 def main() -> int:
@@ -376,11 +383,12 @@ def main() -> int:
                       help="drop tree work that patches/ does not hold")
     sub.add_parser("export", help="write the tree's commits back to patches/")
     args = parser.parse_args()
-    BUILD.mkdir(parents=True, exist_ok=True)
+    cfg = config()
+    cfg.build.mkdir(parents=True, exist_ok=True)
     if args.cmd == "prepare":
-        prepare(args.force)
+        prepare(cfg, args.force)
     else:
-        export()
+        export(cfg)
     return 0
 
 

@@ -20,7 +20,7 @@ from types import TracebackType
 from typing import TextIO, Union
 
 from lib import results
-from lib.common import Failure, main_guard
+from lib.common import Failure, config, main_guard
 
 HERE = Path(__file__).resolve().parent
 
@@ -95,6 +95,7 @@ def main() -> int:
     parser.add_argument("-k", dest="patterns", action="append",
                         help="only tests whose name contains PATTERN")
     args = parser.parse_args()
+    cfg = config()
     loader = unittest.TestLoader()
     if args.patterns:
         loader.testNamePatterns = [f"*{p}*" for p in args.patterns]
@@ -106,7 +107,7 @@ def main() -> int:
     assert isinstance(outcome, Recorder)
     if not outcome.rows:
         raise Failure("no harness test ran")
-    results.save("harness", outcome.rows)
+    results.save(cfg, "harness", outcome.rows)
     return results.report("harness", outcome.rows, 60)
 
 

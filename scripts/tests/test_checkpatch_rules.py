@@ -1,10 +1,13 @@
 # SPDX-License-Identifier: GPL-2.0
 """The checkpatch acceptance rules (checks.checkpatch): which findings do
 not fail a patch. No kernel tree: in_base() is replaced by a stub, or run
-on a small git repository made for the test."""
+on a small git repository made for the test; the patches read are in a
+patches/7.3/ of the test's own."""
 
 from __future__ import annotations
 
+import dataclasses
+import shutil
 import subprocess
 import tempfile
 import unittest
@@ -12,6 +15,7 @@ from pathlib import Path
 from unittest import mock
 
 from checks import checkpatch
+from lib.common import Config, config
 
 DATA = Path(__file__).parent / "test_data"
 # checkpatch.pl --strict --show-types output lines, as in scripts/checkpatch.pl.
@@ -22,30 +26,45 @@ OBSOLETE_8390 = ("WARNING:OBSOLETE: drivers/net/ethernet/8390/ne2k-pci.c is mark
 FILES = ["drivers/net/ethernet/intel/e1000/e1000_param.c"]
 
 
+def with_patches(test: unittest.TestCase, *names: str) -> Config:
+    """Base 7.3's Config with the series in a repository of @test's own,
+    its patches/7.3/ holding @names from test_data/."""
+    tmp = tempfile.TemporaryDirectory()
+    test.addCleanup(tmp.cleanup)
+    cfg = dataclasses.replace(config("7.3", {}), repo=Path(tmp.name))
+    cfg.patches.mkdir(parents=True)
+    for name in names:
+        shutil.copyfile(DATA / name, cfg.patches / name)
+    return cfg
+
+
 class AcceptedTest(unittest.TestCase):
-    """checkpatch.accepted(finding, files)."""
+    """checkpatch.accepted(cfg, finding, files)."""
+
+    def setUp(self) -> None:
+        self.cfg = with_patches(self)
 
     def test_camelcase_in_base(self) -> None:
         """CamelCase is accepted when the base tree's file already has the
         identifier; the lookup is for that identifier in those files."""
         with mock.patch.object(checkpatch, "in_base", return_value=True) as in_base:
-            self.assertEqual(checkpatch.accepted(CAMEL, FILES),
+            self.assertEqual(checkpatch.accepted(self.cfg, CAMEL, FILES),
                              "identifier already in the driver")
-        in_base.assert_called_once_with("TxDescriptors", FILES)
+        in_base.assert_called_once_with(self.cfg, "TxDescriptors", FILES)
 
     def test_camelcase_new_identifier(self) -> None:
         """CamelCase that the patch brings in is refused."""
         with mock.patch.object(checkpatch, "in_base", return_value=False):
             self.assertIsNone(checkpatch.accepted(
-                "CHECK:CAMELCASE: Avoid CamelCase: <NewBoardCount>", FILES))
+                self.cfg, "CHECK:CAMELCASE: Avoid CamelCase: <NewBoardCount>", FILES))
 
     def test_obsolete_8390_only(self) -> None:
         """OBSOLETE is accepted for the 8390 drivers only."""
         with mock.patch.object(checkpatch, "in_base", return_value=True):
-            self.assertEqual(checkpatch.accepted(OBSOLETE_8390, FILES),
+            self.assertEqual(checkpatch.accepted(self.cfg, OBSOLETE_8390, FILES),
                              "the fix this series is for")
             other = OBSOLETE_8390.replace("8390/ne2k-pci.c", "dec/tulip/de4x5.c")
-            self.assertIsNone(checkpatch.accepted(other, FILES))
+            self.assertIsNone(checkpatch.accepted(self.cfg, other, FILES))
 
     def test_other_findings_refused(self) -> None:
         """Any other finding fails the patch, even when its text names an
@@ -61,7 +80,7 @@ class AcceptedTest(unittest.TestCase):
                     "in drivers/net/ethernet/8390/, does MAINTAINERS need updating?",
                     "CHECK:CAMELCASE Avoid CamelCase: <TxDescriptors>"):
                 with self.subTest(finding=finding):
-                    self.assertIsNone(checkpatch.accepted(finding, FILES))
+                    self.assertIsNone(checkpatch.accepted(self.cfg, finding, FILES))
 
     def test_macro_arg_reuse_in_a_define_macro_only(self) -> None:
         """MACRO_ARG_REUSE is accepted for an argument of a DEFINE_*()
@@ -70,14 +89,12 @@ class AcceptedTest(unittest.TestCase):
         define = ("+#define DEFINE_STATIC_BOARD_NUMBERS(_name, _slots, _instead)\t\\\n"
                   "+\tstatic DECLARE_BITMAP(_name##_released, _slots);\n")
         other = "+#define board_value(_name, nr) ((_name)[nr] + (_name)[nr])\n"
-        with tempfile.TemporaryDirectory() as tmp:
-            for text, want in ((define, "an argument of a DEFINE_ macro, used in "
-                                "declarations only"), (other, None)):
-                with self.subTest(macro=text.split("(")[0]):
-                    (Path(tmp) / "p.patch").write_text(text)
-                    with mock.patch.object(checkpatch, "PATCHES", Path(tmp)):
-                        self.assertEqual(checkpatch.accepted(finding, FILES, "p.patch"),
-                                         want)
+        for text, want in ((define, "an argument of a DEFINE_ macro, used in "
+                            "declarations only"), (other, None)):
+            with self.subTest(macro=text.split("(")[0]):
+                (self.cfg.patches / "p.patch").write_text(text)
+                self.assertEqual(checkpatch.accepted(self.cfg, finding, FILES, "p.patch"),
+                                 want)
 
     def test_unknown_commit_id_ignored(self) -> None:
         """Fixes: tags cannot be looked up in a tree without history: the
@@ -92,23 +109,24 @@ class FilePathTest(unittest.TestCase):
     FINDING = ("WARNING:FILE_PATH_CHANGES: added, moved or deleted file(s), "
                "does MAINTAINERS need updating?")
 
+    def setUp(self) -> None:
+        self.cfg = with_patches(self, "sundance-kunit.patch")
+
     def test_recorded_patch_added_files(self) -> None:
-        with mock.patch.object(checkpatch, "PATCHES", DATA):
-            self.assertEqual(checkpatch.added_files("sundance-kunit.patch"),
-                             ["drivers/net/ethernet/dlink/sundance_options_kunit.c"])
+        self.assertEqual(checkpatch.added_files(self.cfg, "sundance-kunit.patch"),
+                         ["drivers/net/ethernet/dlink/sundance_options_kunit.c"])
 
     def test_covered_accepted(self) -> None:
-        with mock.patch.object(checkpatch, "PATCHES", DATA), \
-                mock.patch.object(checkpatch, "covered", return_value=True) as covered:
-            self.assertEqual(checkpatch.accepted(self.FINDING, FILES, "sundance-kunit.patch"),
+        with mock.patch.object(checkpatch, "covered", return_value=True) as covered:
+            self.assertEqual(checkpatch.accepted(self.cfg, self.FINDING, FILES,
+                                                 "sundance-kunit.patch"),
                              "the added files are covered by MAINTAINERS")
         covered.assert_called_once_with(
-            "drivers/net/ethernet/dlink/sundance_options_kunit.c")
+            self.cfg, "drivers/net/ethernet/dlink/sundance_options_kunit.c")
 
     def test_uncovered_refused(self) -> None:
-        with mock.patch.object(checkpatch, "PATCHES", DATA), \
-                mock.patch.object(checkpatch, "covered", return_value=False):
-            self.assertIsNone(checkpatch.accepted(self.FINDING, FILES,
+        with mock.patch.object(checkpatch, "covered", return_value=False):
+            self.assertIsNone(checkpatch.accepted(self.cfg, self.FINDING, FILES,
                                                   "sundance-kunit.patch"))
 
 
@@ -117,12 +135,15 @@ class InBaseTest(unittest.TestCase):
     for build/linux: branch base, then a commit of the series."""
 
     _dir: tempfile.TemporaryDirectory[str]
+    cfg: Config
     tree: Path
 
     @classmethod
     def setUpClass(cls) -> None:
         cls._dir = tempfile.TemporaryDirectory(prefix="checkpatch-test-")
-        cls.tree = Path(cls._dir.name)
+        cls.cfg = config("7.3", {"BOARD_NUMBERS_BUILD": cls._dir.name})
+        cls.tree = cls.cfg.tree
+        cls.tree.mkdir()
         param = cls.tree / "drivers/net/ethernet/intel/e1000/e1000_param.c"
         param.parent.mkdir(parents=True)
         param.write_text("E1000_PARAM(TxDescriptors, \"Number of transmit descriptors\");\n")
@@ -149,20 +170,19 @@ class InBaseTest(unittest.TestCase):
 
     def test_lookup(self) -> None:
         """Found only as a whole word, in the named files, on branch base."""
-        with mock.patch.object(checkpatch, "TREE", self.tree):
-            self.assertTrue(checkpatch.in_base("TxDescriptors", FILES))
-            self.assertFalse(checkpatch.in_base("TxDesc", FILES))
-            self.assertFalse(checkpatch.in_base("NewBoardCount", FILES))
-            self.assertTrue(checkpatch.in_base("NewBoardCount", ["other.c"]))
-            self.assertFalse(checkpatch.in_base("BoardSlotCount", FILES))
+        cfg = self.cfg
+        self.assertTrue(checkpatch.in_base(cfg, "TxDescriptors", FILES))
+        self.assertFalse(checkpatch.in_base(cfg, "TxDesc", FILES))
+        self.assertFalse(checkpatch.in_base(cfg, "NewBoardCount", FILES))
+        self.assertTrue(checkpatch.in_base(cfg, "NewBoardCount", ["other.c"]))
+        self.assertFalse(checkpatch.in_base(cfg, "BoardSlotCount", FILES))
 
     def test_accepted_end_to_end(self) -> None:
         """accepted() with the real lookup: the driver's own parameter name
         passes, a CamelCase name the series brings in fails."""
-        with mock.patch.object(checkpatch, "TREE", self.tree):
-            self.assertIsNotNone(checkpatch.accepted(CAMEL, FILES))
-            self.assertIsNone(checkpatch.accepted(
-                "CHECK:CAMELCASE: Avoid CamelCase: <BoardSlotCount>", FILES))
+        self.assertIsNotNone(checkpatch.accepted(self.cfg, CAMEL, FILES))
+        self.assertIsNone(checkpatch.accepted(
+            self.cfg, "CHECK:CAMELCASE: Avoid CamelCase: <BoardSlotCount>", FILES))
 
 
     def test_long_lines_where_the_file_has_them(self) -> None:
@@ -170,11 +190,11 @@ class InBaseTest(unittest.TestCase):
         80 columns, fails in one that follows 80, and in a file the base
         does not have (one the series adds)."""
         finding = "WARNING:LONG_LINE: line length of 84 exceeds 80 columns"
-        with mock.patch.object(checkpatch, "TREE", self.tree):
-            self.assertIsNotNone(checkpatch.accepted(finding, FILES, "", "wide.c"))
-            self.assertIsNone(checkpatch.accepted(finding, FILES, "", "narrow.c"))
-            self.assertIsNone(checkpatch.accepted(finding, FILES, "", "new_kunit.c"))
-            self.assertIsNone(checkpatch.accepted(finding, FILES, "", ""))
+        cfg = self.cfg
+        self.assertIsNotNone(checkpatch.accepted(cfg, finding, FILES, "", "wide.c"))
+        self.assertIsNone(checkpatch.accepted(cfg, finding, FILES, "", "narrow.c"))
+        self.assertIsNone(checkpatch.accepted(cfg, finding, FILES, "", "new_kunit.c"))
+        self.assertIsNone(checkpatch.accepted(cfg, finding, FILES, "", ""))
 
 
 class FindingsTest(unittest.TestCase):
@@ -199,12 +219,12 @@ class PatchedFilesTest(unittest.TestCase):
     def test_recorded_patch(self) -> None:
         """Every "+++ b/" file once, sorted; a created file counts, the
         /dev/null side and the diffstat do not."""
-        with mock.patch.object(checkpatch, "PATCHES", DATA):
-            self.assertEqual(checkpatch.patched_files("sundance-kunit.patch"), [
-                "MAINTAINERS",
-                "drivers/net/ethernet/dlink/Kconfig",
-                "drivers/net/ethernet/dlink/sundance.c",
-                "drivers/net/ethernet/dlink/sundance_options_kunit.c"])
+        cfg = with_patches(self, "sundance-kunit.patch")
+        self.assertEqual(checkpatch.patched_files(cfg, "sundance-kunit.patch"), [
+            "MAINTAINERS",
+            "drivers/net/ethernet/dlink/Kconfig",
+            "drivers/net/ethernet/dlink/sundance.c",
+            "drivers/net/ethernet/dlink/sundance_options_kunit.c"])
 
 
 if __name__ == "__main__":

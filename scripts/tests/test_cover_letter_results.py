@@ -10,11 +10,8 @@ from __future__ import annotations
 
 import tempfile
 import unittest
-from pathlib import Path
-from unittest import mock
 
-from lib import results
-from lib.common import Failure
+from lib.common import Failure, config
 from mail import cover_letter
 from tests import fakes
 
@@ -27,12 +24,10 @@ class FieldsTest(unittest.TestCase):
     def setUp(self) -> None:
         tmp = tempfile.TemporaryDirectory()
         self.addCleanup(tmp.cleanup)
-        self.build = Path(tmp.name) / "7.3"
-        patcher = mock.patch.object(results, "BUILD", self.build)
-        patcher.start()
-        self.addCleanup(patcher.stop)
+        self.cfg = config("7.3", {"BOARD_NUMBERS_ROOT": tmp.name})
+        self.build = self.cfg.build
         self.series = fakes.series_tree(self.build / "linux")
-        self.fields = cover_letter.figure_fields()
+        self.fields = cover_letter.figure_fields(self.cfg)
 
     def save(self, stage: str, rows: list[tuple[str, bool, str]], tier: str = "full",
              series: tuple[str, str] | None = None) -> None:
@@ -93,14 +88,14 @@ class FieldsTest(unittest.TestCase):
     def test_debug_section_only_when_all_runs_are_of_this_series(self) -> None:
         """make check-debug's paragraph appears only when its three
         records are all there and of this series."""
-        self.assertEqual(cover_letter.debug_section(), "")
+        self.assertEqual(cover_letter.debug_section(self.cfg), "")
         for stage in ("e2e-debug", "e2e-debug-soak"):
             self.save(stage, [(f"{stage} debug", True, "ok")], tier="debug")
         self.save("reliability-debug", [("loops debug", True, "ok")], tier="debug",
                   series=("c" * 40, "d" * 40))
-        self.assertEqual(cover_letter.debug_section(), "")
+        self.assertEqual(cover_letter.debug_section(self.cfg), "")
         self.save("reliability-debug", [("loops debug", True, "ok")], tier="debug")
-        text = cover_letter.debug_section()
+        text = cover_letter.debug_section(self.cfg)
         self.assertIn("the hot-plug soak: e2e-debug-soak debug: ok", " ".join(text.split()))
 
 

@@ -19,12 +19,11 @@ from e2e import runner as e2e_run
 from e2e.scenarios import Op, scenarios
 from guest.machine import Guest
 from guest.session import Kernel
+from lib.common import config
 from model.model import Model
 from tests import fakes
 from tests.test_hotplug import Script, qmp_guest, sent
 from tests.test_qmp import FakeQEMU
-
-KERNEL = Kernel("patched", Path("bzImage"), Path("initrd"))
 
 
 def hot_plugged(boards: fakes.Boards) -> Script:
@@ -86,6 +85,9 @@ class ProbeTest(unittest.TestCase):
 
 
 class RunTest(unittest.TestCase):
+    def setUp(self) -> None:
+        self.cfg = config("7.3", {})
+
     def boot(self, guest: Guest, calls: list[tuple[Any, ...]]) -> Any:
         def boot(*args: Any, **kwargs: Any) -> Guest:
             calls.append((args, kwargs))
@@ -98,11 +100,12 @@ class RunTest(unittest.TestCase):
         scenario = next(s for s in scenarios(cycles=3) if s.name == "a")
         guest, qemu = qmp_guest(self, hot_plugged(fakes.Boards("e1000", True)))
         calls: list[tuple[Any, ...]] = []
+        kernel = Kernel(self.cfg, "patched", Path("bzImage"), Path("initrd"))
         with self.boot(guest, calls), contextlib.redirect_stdout(io.StringIO()):
-            tally = e2e_run.run(scenario, KERNEL)
-        self.assertEqual(calls, [((KERNEL, "a", e2e_run.cmdline(), []),
+            tally = e2e_run.run(scenario, kernel)
+        self.assertEqual(calls, [((kernel, "a", e2e_run.cmdline(), []),
                                   {"timeout": 120.0, "qmp_timeout": 60.0,
-                                   "workdir": e2e_run.OUT / "a-patched"})])
+                                   "workdir": self.cfg.build / "e2e" / "a-patched"})])
         self.assertEqual((len(tally.probes), len(tally.removals), tally.first()), (3, 3, ""))
         self.assertEqual(len(sent(qemu, "device_add")), 3)
         rows = e2e_run.judge("a", tally, None, raw=None)
@@ -114,13 +117,13 @@ class RunTest(unittest.TestCase):
         guest, qemu = qmp_guest(self, {"device_add": [
             "[   20.000000] e1000 0000:00:03.0 eth0: Intel(R) PRO/1000 Network Connection"]})
         calls: list[tuple[Any, ...]] = []
-        plain = Kernel("plain", Path("bzImage"), Path("initrd"))
+        plain = Kernel(self.cfg, "plain", Path("bzImage"), Path("initrd"))
         with self.boot(guest, calls):
             seconds = e2e_run.raw_loop("e1000", plain, cycles=3)
         self.assertGreaterEqual(seconds, 0)
         self.assertEqual(calls, [((plain, "raw-e1000", []),
                                   {"timeout": 120.0, "qmp_timeout": 60.0,
-                                   "workdir": e2e_run.OUT / "raw-e1000"})])
+                                   "workdir": self.cfg.build / "e2e" / "raw-e1000"})])
         self.assertEqual(sent(qemu, "device_add"),
                          [{"driver": "e1000", "id": "raw", "bus": "pci.0", "addr": "0x3"}] * 3)
         self.assertEqual(sent(qemu, "device_del"), [{"id": "raw"}] * 3)

@@ -17,8 +17,7 @@ from typing import Any
 from unittest import mock
 
 from gate import figures
-from lib import results
-from lib.common import Failure
+from lib.common import Failure, config
 from tests import fakes
 
 E2E = [("a patched", True, "20 probes, 0 violations"),
@@ -34,14 +33,12 @@ class MainTest(unittest.TestCase):
         self.out = self.root / "docs" / "figures.md"
         self.out.parent.mkdir()
         self.record = self.root / "gate" / "gate.json"
-        for name, value in (("BUILD_ROOT", self.root), ("REPO", self.root),
-                            ("OUT", self.out), ("RECORD", self.record)):
+        # The build root is the test's, and so is docs/figures.md.
+        self.cfg = config("7.3", {"BOARD_NUMBERS_ROOT": str(self.root)})
+        for name, value in (("REPO", self.root), ("OUT", self.out)):
             patcher = mock.patch.object(figures, name, value)
             patcher.start()
             self.addCleanup(patcher.stop)
-        patcher = mock.patch.object(results, "BUILD_ROOT", self.root)
-        patcher.start()
-        self.addCleanup(patcher.stop)
         self.series = fakes.series_tree(self.root / "7.3" / "linux")
         # The cold run's section, of this series: make figures keeps it.
         self.old = (figures.HEADER + "\n## make check, cold\n\n- finished long ago\n"
@@ -74,7 +71,7 @@ class MainTest(unittest.TestCase):
 
     def main(self) -> int:
         with contextlib.redirect_stdout(io.StringIO()):
-            return figures.main()
+            return figures.main(self.cfg)
 
     def test_passing_run_is_written(self) -> None:
         """The control: a passing run of this series gets its section, and

@@ -18,6 +18,7 @@ from unittest import mock
 
 from gate import gate as gate_run
 from gate import ktap
+from lib.common import config
 
 STAGES = {stage.name: stage for stage in gate_run.STAGES}
 WAIT = 10.0  # seconds before a test that hangs is failed instead
@@ -60,7 +61,7 @@ class AfterTest(unittest.TestCase):
         """With the guest runs listed before the guest kernels, one worker
         runs the kernels first and the guest runs after them, in list
         order: a job whose predecessor is not finished is not ready."""
-        gate = gate_run.Gate("check", ["7.3"])
+        gate = gate_run.Gate(config("7.3", {}), "check", ["7.3"])
         todo = [gate_run.Job(STAGES["e2e"], "7.3"), gate_run.Job(STAGES["reliability"], "7.3"),
                 gate_run.Job(STAGES["checkpatch"], "7.3"), gate_run.Job(STAGES[gate_run.GUESTS], "7.3")]
         order: list[str] = []
@@ -79,7 +80,7 @@ class AfterTest(unittest.TestCase):
     def test_kernels_of_another_base_do_not_count(self) -> None:
         """The guest kernels of 6.12 being done does not release a guest
         run on 7.3."""
-        gate = gate_run.Gate("check", ["6.12", "7.3"])
+        gate = gate_run.Gate(config("7.3", {}), "check", ["6.12", "7.3"])
         kernels_612 = gate_run.Job(STAGES[gate_run.GUESTS], "6.12")
         finished = {kernels_612.key: done(kernels_612)}
         todo = [gate_run.Job(STAGES["e2e"], "7.3"), gate_run.Job(STAGES[gate_run.GUESTS], "7.3")]
@@ -98,7 +99,7 @@ class AfterTest(unittest.TestCase):
         (held here until every stage that needs no kernels is done), the
         other runs those stages and then waits: no guest run starts
         before the kernels are finished."""
-        gate = gate_run.Gate("check", ["7.3"])
+        gate = gate_run.Gate(config("7.3", {}), "check", ["7.3"])
         todo = gate_run.jobs("check", ["7.3"])
         independent = [job.key for job in todo
                        if not job.after and job.stage.name != gate_run.GUESTS]

@@ -11,10 +11,9 @@ import os
 import tempfile
 import unittest
 from pathlib import Path
-from unittest import mock
-
 from gate import gate as gate_run
 from gate import ktap
+from lib.common import config
 from tests import fakes
 
 STAGES = {stage.name: stage for stage in gate_run.STAGES}
@@ -27,10 +26,8 @@ class VerdictTest(unittest.TestCase):
         tmp = tempfile.TemporaryDirectory()
         self.addCleanup(tmp.cleanup)
         self.root = Path(tmp.name)
-        patcher = mock.patch.object(gate_run, "BUILD_ROOT", self.root)
-        patcher.start()
-        self.addCleanup(patcher.stop)
-        self.gate = gate_run.Gate("check", ["7.3"])
+        self.gate = gate_run.Gate(config("7.3", {"BOARD_NUMBERS_ROOT": tmp.name}),
+                                  "check", ["7.3"])
 
     def save(self, name: str, rows: list[tuple[str, bool, str]], base: str = "7.3",
              fresh: bool = True) -> Path:

@@ -11,6 +11,7 @@ import unittest
 
 from gate import gate as gate_run
 from gate import ktap
+from lib.common import config
 
 
 class FakeStages(gate_run.Gate):
@@ -18,7 +19,7 @@ class FakeStages(gate_run.Gate):
     sleep (the guest kernels' longer); the stage @broken raises."""
 
     def __init__(self, broken: str) -> None:
-        super().__init__("check", ["6.12", "7.3"])
+        super().__init__(config("7.3", {}), "check", ["6.12", "7.3"])
         self.broken = broken
         self.events: list[tuple[str, str, float]] = []
         self.lock = threading.Lock()
@@ -150,8 +151,8 @@ class ArgumentsTest(unittest.TestCase):
         walks every prefix on UPSTREAM; check-full walks both."""
         bisect = next(s for s in gate_run.STAGES if s.name == "bisect")
         backport = next(b for b in ("6.12", "7.3") if b != gate_run.UPSTREAM)
-        check = QuietGate("check", ["6.12", "7.3"])
-        full = QuietGate("full", ["6.12", "7.3"])
+        check = QuietGate(config("7.3", {}), "check", ["6.12", "7.3"])
+        full = QuietGate(config("7.3", {}), "full", ["6.12", "7.3"])
         self.assertEqual(check.arguments(gate_run.Job(bisect, backport)),
                          ("--whole", "--no-clang"))
         self.assertEqual(check.arguments(gate_run.Job(bisect, gate_run.UPSTREAM)),

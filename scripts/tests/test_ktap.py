@@ -13,10 +13,7 @@ from pathlib import Path
 from unittest import mock
 
 from gate.ktap import StageVerdict, document
-from lib.common import TREE
-
-# The kernel's kunit_tool: the tree's own (build/linux), or KUNIT_TOOL_DIR.
-KUNIT_TOOL = Path(os.environ.get("KUNIT_TOOL_DIR", TREE / "tools" / "testing" / "kunit"))
+from lib.common import config
 
 STAGES = [
     StageVerdict("kunit", [("e1000_param.slot_of_board", True, "ok"),
@@ -87,16 +84,27 @@ class DocumentTest(unittest.TestCase):
         self.assertEqual(lines[-1], "not ok 1 harness")
 
 
-@unittest.skipUnless((KUNIT_TOOL / "kunit_parser.py").is_file(),
-                     f"no kernel tree with kunit_parser.py at {KUNIT_TOOL} "
-                     "(make tree, or set KUNIT_TOOL_DIR)")
+def kunit_tool() -> Path:
+    """The kernel's kunit_tool: KUNIT_TOOL_DIR, or the tree's own of the
+    base the harness runs on (build/BASE/linux; config() as its entry
+    point reads it, when the test runs, not at import)."""
+    tool = os.environ.get("KUNIT_TOOL_DIR")
+    return Path(tool) if tool is not None else config().tree / "tools" / "testing" / "kunit"
+
+
 class KernelParserTest(unittest.TestCase):
     """The document read by tools/testing/kunit/kunit_parser.py."""
+
+    def setUp(self) -> None:
+        self.tool = kunit_tool()
+        if not (self.tool / "kunit_parser.py").is_file():
+            self.skipTest(f"no kernel tree with kunit_parser.py at {self.tool} "
+                          "(make tree, or set KUNIT_TOOL_DIR)")
 
     def test_kernel_parser_counts(self) -> None:
         """The kernel's parser finds the three stages, their cases and the
         skip, with no parse error."""
-        sys.path.insert(0, str(KUNIT_TOOL))
+        sys.path.insert(0, str(self.tool))
         try:
             parser = importlib.import_module("kunit_parser")
             lines = document(STAGES).splitlines(keepends=True)
@@ -110,7 +118,7 @@ class KernelParserTest(unittest.TestCase):
                 with mock.patch.object(parser.stdout, "print"):
                     test = parser.parse_run_tests(lines)
         finally:
-            sys.path.remove(str(KUNIT_TOOL))
+            sys.path.remove(str(self.tool))
         counts = test.counts
         self.assertEqual((counts.passed, counts.failed, counts.skipped,
                           counts.crashed, counts.errors), (3, 1, 1, 0, 0))

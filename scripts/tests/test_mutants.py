@@ -14,7 +14,7 @@ from unittest import mock
 
 from checks import callsites
 from lib import results
-from lib.common import Failure
+from lib.common import Failure, config
 from mutants import mutate as mutants_run
 from mutants.catalog import (
     BATCHES, CatalogError, Mutant, apply, callsite_mutants, check_batches
@@ -187,24 +187,25 @@ class MainTest(unittest.TestCase):
                  for name in caught]
         saved: list[list[results.Row]] = []
         with tempfile.TemporaryDirectory() as tmp, \
-                mock.patch.object(mutants_run, "TREE", Path(tmp)), \
                 mock.patch.object(mutants_run, "BATCHES", [batch]), \
                 mock.patch.object(mutants_run, "fresh_copy"), \
                 mock.patch.object(callsites, "driver_dirs", return_value={}), \
                 mock.patch.object(mutants_run, "apply"), \
-                mock.patch.object(mutants_run, "judge", side_effect=lambda b: [
+                mock.patch.object(mutants_run, "judge", side_effect=lambda _, b: [
                     (m, caught[m.name], "red" if caught[m.name] else "green")
                     for m in b]), \
                 mock.patch.object(results, "save",
-                                  side_effect=lambda stage, rows, **extra: saved.append(rows)), \
+                                  side_effect=lambda cfg, stage, rows, **extra:
+                                  saved.append(rows)), \
                 mock.patch("sys.argv", ["mutants.mutate"]):
-            (Path(tmp) / ".git").mkdir()
+            cfg = config("7.3", {"BOARD_NUMBERS_BUILD": tmp})
+            (cfg.tree / ".git").mkdir(parents=True)
             for m in batch:  # the files the mutants change are in this base
-                (Path(tmp) / m.path).parent.mkdir(parents=True, exist_ok=True)
-                (Path(tmp) / m.path).write_text("code\n")
+                (cfg.tree / m.path).parent.mkdir(parents=True, exist_ok=True)
+                (cfg.tree / m.path).write_text("code\n")
             out = io.StringIO()
             with contextlib.redirect_stdout(out):
-                code = mutants_run.main()
+                code = mutants_run.main(cfg)
         return code, out.getvalue(), saved
 
     def test_all_caught(self) -> None:
@@ -219,21 +220,21 @@ class MainTest(unittest.TestCase):
         batch = [mutant("a", "drivers/a.c", catcher="kunit:a"),
                  mutant("gone", "drivers/gone.c", catcher="kunit:gone")]
         with tempfile.TemporaryDirectory() as tmp, \
-                mock.patch.object(mutants_run, "TREE", Path(tmp)), \
                 mock.patch.object(mutants_run, "BATCHES", [batch]), \
                 mock.patch.object(mutants_run, "fresh_copy"), \
                 mock.patch.object(callsites, "driver_dirs", return_value={}), \
                 mock.patch.object(mutants_run, "apply"), \
                 mock.patch.object(mutants_run, "judge",
-                                  side_effect=lambda b: [(m, True, "red") for m in b]), \
+                                  side_effect=lambda _, b: [(m, True, "red") for m in b]), \
                 mock.patch.object(results, "save"), \
                 mock.patch("sys.argv", ["mutants.mutate"]):
-            (Path(tmp) / ".git").mkdir()
-            (Path(tmp) / "drivers").mkdir()
-            (Path(tmp) / "drivers" / "a.c").write_text("code\n")
+            cfg = config("7.3", {"BOARD_NUMBERS_BUILD": tmp})
+            (cfg.tree / ".git").mkdir(parents=True)
+            (cfg.tree / "drivers").mkdir()
+            (cfg.tree / "drivers" / "a.c").write_text("code\n")
             out = io.StringIO()
             with contextlib.redirect_stdout(out):
-                code = mutants_run.main()
+                code = mutants_run.main(cfg)
         self.assertEqual(code, 0)
         self.assertIn("gone left out: drivers/gone.c is not in this base", out.getvalue())
         self.assertTrue(out.getvalue().rstrip().endswith("mutants: 1 caught, 0 survived"))

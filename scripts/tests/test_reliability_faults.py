@@ -22,7 +22,7 @@ from pathlib import Path
 from unittest import mock
 
 from guest.session import Kernel
-from lib.common import Failure
+from lib.common import Failure, config
 from model.verdict import Tally
 from reliability import faults
 from tests import fakes
@@ -162,7 +162,8 @@ class RoundsTest(unittest.TestCase):
         def finish(guest: FaultGuest, kernel: Kernel, tally: Tally) -> None:
             pass
 
-        kernels = {f: Kernel(f, Path("bzImage"), Path("initrd")) for f in flavours}
+        cfg = config("7.3", {})
+        kernels = {f: Kernel(cfg, f, Path("bzImage"), Path("initrd")) for f in flavours}
         with mock.patch.object(faults, "boot", boot), \
                 mock.patch.object(faults, "finish", finish), \
                 mock.patch.object(faults, "side_by_side", fakes.inline), \
@@ -222,7 +223,7 @@ class RoundsTest(unittest.TestCase):
     def test_points_of_one_driver(self) -> None:
         """Driver's bookkeeping: every N that hit, those that failed the
         bind, the sites, and the N past the last point."""
-        kernel = Kernel("patched", Path("bzImage"), Path("initrd"))
+        kernel = Kernel(config("7.3", {}), "patched", Path("bzImage"), Path("initrd"))
         guest = FaultGuest(fakes.Boards("e1000", True), 2, False)
         with mock.patch.object(faults, "boot", lambda *_: guest), \
                 mock.patch.object(faults, "finish", lambda *_: None):

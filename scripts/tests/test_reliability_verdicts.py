@@ -16,6 +16,7 @@ from typing import Callable
 from unittest import mock
 
 from guest.session import Kernel
+from lib.common import config
 from model.verdict import Tally
 from reliability import async_probe, faults, loops, params, surprise
 from tests import fakes
@@ -23,7 +24,7 @@ from tests.fakes import CAUGHT, tally
 
 def kernels(variant: str | None = None) -> dict[str, Kernel]:
     flavours = ("patched",) if variant else ("patched", "plain")
-    return {f: Kernel(f, Path(f"{f}.bzImage"), Path(f"{f}.cpio"), variant)
+    return {f: Kernel(config("7.3", {}), f, Path(f"{f}.bzImage"), Path(f"{f}.cpio"), variant)
             for f in flavours}
 
 

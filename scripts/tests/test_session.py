@@ -13,7 +13,7 @@ from unittest import mock
 
 from guest import kmemleak, session
 from guest.session import Kernel
-from lib.common import Failure
+from lib.common import Failure, config
 
 
 class FakeGuest:
@@ -41,6 +41,7 @@ class FakeGuest:
 
 class BootTest(unittest.TestCase):
     def setUp(self) -> None:
+        self.cfg = config("7.3", {})
         FakeGuest.made = []
         self.marks: list[tuple[FakeGuest, float]] = []
         def mark_boot(guest: FakeGuest, timeout: float) -> None:
@@ -57,10 +58,10 @@ class BootTest(unittest.TestCase):
         """The reliability runs' boot: the console in build/rel/RUN-KERNEL,
         the run's parameters, QEMU's arguments in order, 180 s for QMP and
         for the agent, no kmemleak mark on a kernel without a variant."""
-        kernel = Kernel("plain", Path("bzImage"), Path("initrd"))
+        kernel = Kernel(self.cfg, "plain", Path("bzImage"), Path("initrd"))
         guest = session.boot(kernel, "loops", ["a=1"], ["-device", "x"], memory=512)
         assert isinstance(guest, FakeGuest)
-        self.assertEqual(guest.workdir, session.REL_OUT / "loops-plain")
+        self.assertEqual(guest.workdir, self.cfg.build / "rel" / "loops-plain")
         self.assertEqual((guest.kernel, guest.initrd), (Path("bzImage"), Path("initrd")))
         self.assertEqual(guest.kernel_args, ["a=1"])
         self.assertEqual(guest.kwargs, {"extra_args": ["-device", "x", "-m", "512"],
@@ -71,10 +72,10 @@ class BootTest(unittest.TestCase):
     def test_debug_kernel(self) -> None:
         """The debug variant's arguments follow the run's (none twice), and
         boot's own leaks are marked, with the boot's timeout."""
-        kernel = Kernel("patched", Path("bzImage"), Path("initrd"), "debug")
+        kernel = Kernel(self.cfg, "patched", Path("bzImage"), Path("initrd"), "debug")
         guest = session.boot(kernel, "async", ["x=1", "acpi=noirq"], timeout=300)
         assert isinstance(guest, FakeGuest)
-        self.assertEqual(guest.workdir, session.REL_OUT / "async-patched-debug")
+        self.assertEqual(guest.workdir, self.cfg.build / "rel" / "async-patched-debug")
         self.assertEqual(guest.kernel_args, ["x=1", "acpi=noirq"])
         self.assertEqual(guest.kwargs["extra_args"], ["-m", "1024"])
         self.assertEqual(self.marks, [(guest, 300)])
@@ -82,7 +83,7 @@ class BootTest(unittest.TestCase):
     def test_e2e_boot(self) -> None:
         """e2e's boot: its own directory, 60 s for QMP and 120 s for the
         agent and the kmemleak mark."""
-        kernel = Kernel("patched", Path("bzImage"), Path("initrd"), "debug")
+        kernel = Kernel(self.cfg, "patched", Path("bzImage"), Path("initrd"), "debug")
         guest = session.boot(kernel, "a", ["dyndbg"], ["-trace", "t"], timeout=120.0,
                              qmp_timeout=60.0, workdir=Path("build/e2e/a-patched"))
         assert isinstance(guest, FakeGuest)
@@ -101,7 +102,7 @@ class BootTest(unittest.TestCase):
             guest.fail_ready = True
             original(guest, timeout)
 
-        kernel = Kernel("patched", Path("bzImage"), Path("initrd"))
+        kernel = Kernel(self.cfg, "patched", Path("bzImage"), Path("initrd"))
         with mock.patch.object(FakeGuest, "wait_ready", never_ready), \
                 self.assertRaisesRegex(Failure, "NICWATCH"):
             session.boot(kernel, "params1", [])

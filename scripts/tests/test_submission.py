@@ -13,7 +13,7 @@ from unittest import mock
 
 from checks import patchwork
 from lib import sets
-from lib.common import Failure
+from lib.common import Failure, config
 from mail import cover_letter, send_prep
 
 DATA = Path(__file__).parent / "test_data"
@@ -140,7 +140,7 @@ class SendPrepTest(unittest.TestCase):
             return mock.Mock(returncode=0 if value else 1, stdout=value + "\n")
 
         with mock.patch.object(send_prep, "run", fake_run):
-            return send_prep.sender()
+            return send_prep.sender(config("7.3", {}))
 
     def test_placeholders_refused(self) -> None:
         for name, email in (("Board Numbers Team", "board-numbers@lists.invalid"),

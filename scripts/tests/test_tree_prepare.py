@@ -8,6 +8,7 @@ of two files and a series of one patch made here."""
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import hashlib
 import io
 import json
@@ -18,7 +19,7 @@ import unittest
 from pathlib import Path
 from unittest import mock
 
-from lib.common import Failure
+from lib.common import Failure, config
 from series import tree
 from tests import fakes
 
@@ -37,14 +38,11 @@ class PrepareTest(unittest.TestCase):
         self.series = patches / "series"
         self.make_tarball(root, tarball)
         self.make_series(root, patches)
-        for module, name, value in (
-                (tree, "TREE", self.tree), (tree, "STATE", self.tree / ".git" /
-                                            "board-numbers-state.json"),
-                (tree, "TARBALL", tarball), (tree, "BUILD", root / "build"),
-                (tree, "PATCHES", patches), (tree, "SERIES", patches / "series")):
-            patcher = mock.patch.object(module, name, value)
-            patcher.start()
-            self.addCleanup(patcher.stop)
+        # build/linux, patches/7.3/series and the tarball, all under root.
+        self.cfg = dataclasses.replace(config("7.3", {
+            "BOARD_NUMBERS_BUILD": str(root / "build"), "LINUX_TARBALL": str(tarball)}),
+            repo=root)
+        self.state = tree.state_path(self.cfg)
         environ = mock.patch.dict(os.environ, fakes.GIT_ENV)
         environ.start()
         self.addCleanup(environ.stop)
@@ -79,7 +77,7 @@ class PrepareTest(unittest.TestCase):
 
     def prepare(self, force: bool) -> None:
         with contextlib.redirect_stdout(io.StringIO()):
-            tree.prepare(force)
+            tree.prepare(self.cfg, force)
 
     def git(self, *args: str) -> str:
         return fakes.git(self.tree, *args)
@@ -89,7 +87,7 @@ class PrepareTest(unittest.TestCase):
         state, the edited file and the saved state."""
         return (self.git("rev-parse", "series"), self.git("status", "--porcelain"),
                 (self.tree / "drivers" / "board.c").read_text(),
-                tree.STATE.read_text())
+                self.state.read_text())
 
     def test_prepared_tree(self) -> None:
         """The control: the tree is the tarball as a base commit and the
@@ -97,12 +95,12 @@ class PrepareTest(unittest.TestCase):
         self.assertEqual(self.git("rev-list", "--count", "base..series"), "1")
         self.assertEqual((self.tree / "drivers" / "board.c").read_text(),
                          "int board = -1;\n")
-        state = json.loads(tree.STATE.read_text())
+        state = json.loads(self.state.read_text())
         self.assertEqual(state["applied"], self.applied)
         self.assertEqual(state["version"], "7.3.4")
         self.assertEqual(state["tarball"],
                          hashlib.sha256(self.tarball.read_bytes()).hexdigest())
-        self.assertEqual(tree.unexported_work(), "")
+        self.assertEqual(tree.unexported_work(self.cfg), "")
         self.prepare(False)  # up to date: nothing to refuse or do
         self.assertEqual(self.git("rev-parse", "series"), self.applied)
 
@@ -149,7 +147,7 @@ class PrepareTest(unittest.TestCase):
                          "board: start unnumbered")
         self.assertEqual((self.tree / "drivers" / "board.c").read_text(),
                          "int board = -1;\n")
-        self.assertEqual(tree.unexported_work(), "")
+        self.assertEqual(tree.unexported_work(self.cfg), "")
 
 
 if __name__ == "__main__":

@@ -43,11 +43,10 @@ from guest import agent, hotplug, initramfs, kernel as guest_kernel, userland
 from guest.machine import Guest
 from guest.session import Kernel, boot, finish, side_by_side
 from lib import results
-from lib.common import BUILD, Failure, log, main_guard
+from lib.common import Config, Failure, config, log, main_guard
 from model.verdict import Tally
 from userspace import readback
 
-OUT = BUILD / "userspace"
 HERE = Path(__file__).parent
 SETTINGS = HERE / "settings"
 TIMEOUT = 90.0
@@ -95,6 +94,11 @@ LINK = Variant("link", ("10-lan-slot3.link", "10-lan-replugged.link",
 RULE = Variant("rule", ("90-nic-settings.rules",))
 
 
+def out_dir(cfg: Config) -> Path:
+    """build/BASE/userspace: the guests' consoles and initramfs."""
+    return cfg.build / "userspace"
+
+
 def install_path(text: str) -> str:
     """Where a settings file goes: the path its first line names."""
     first = text.splitlines()[0] if text else ""
@@ -103,7 +107,8 @@ def install_path(text: str) -> str:
     return first[2:].strip()
 
 
-def initrd(built: guest_kernel.GuestKernel, name: str, files: tuple[str, ...]) -> Path:
+def initrd(cfg: Config, built: guest_kernel.GuestKernel, name: str,
+           files: tuple[str, ...]) -> Path:
     """@built's initramfs with udev, ethtool, nic-readback and @files."""
     extra: dict[str, bytes | initramfs.Symlink] = {
         **userland.files(),
@@ -111,8 +116,8 @@ def initrd(built: guest_kernel.GuestKernel, name: str, files: tuple[str, ...]) -
     for f in files:
         body = (SETTINGS / f).read_bytes()
         extra[install_path(body.decode()).lstrip("/")] = body
-    return initramfs.for_kernel(OUT / f"initramfs-{name}.cpio", built,
-                                agent.build().read_bytes(), [], extra)
+    return initramfs.for_kernel(out_dir(cfg) / f"initramfs-{name}.cpio", built,
+                                agent.build(cfg).read_bytes(), [], extra)
 
 
 def plug(guest: Guest, nic: Nic, slot: int, variant: Variant | None) -> list[str]:
@@ -150,8 +155,8 @@ def steps(replugs: int) -> list[tuple[Nic, int]]:
     return out
 
 
-def run_one(built: guest_kernel.GuestKernel, variant: Variant, control: bool,
-            replugs: int) -> tuple[Tally, dict[str, int], str]:
+def run_one(cfg: Config, built: guest_kernel.GuestKernel, variant: Variant,
+            control: bool, replugs: int) -> tuple[Tally, dict[str, int], str]:
     """Boot @variant's guest, start udev and plug: the tally, the adds
     checked per NIC, and the first add that read back otherwise.
 
@@ -161,9 +166,9 @@ def run_one(built: guest_kernel.GuestKernel, variant: Variant, control: bool,
     the variant checks is shown to catch a NIC left unconfigured.
     """
     name = f"{variant.name}-control" if control else variant.name
-    k = Kernel("patched", built.image,
-               initrd(built, name, () if control else variant.files))
-    guest = boot(k, f"userspace-{name}", [], out=OUT)
+    k = Kernel(cfg, "patched", built.image,
+               initrd(cfg, built, name, () if control else variant.files))
+    guest = boot(k, f"userspace-{name}", [], out=out_dir(cfg))
     checked = {n.device_id: 0 for n in (KEPT, REPLUGGED, COALESCED)}
     tally, first = Tally(), ""
     try:
@@ -198,13 +203,13 @@ def run_one(built: guest_kernel.GuestKernel, variant: Variant, control: bool,
     return tally, checked, first
 
 
-def run(replugs: int = 50) -> list[tuple[str, bool, str]]:
+def run(cfg: Config, replugs: int = 50) -> list[tuple[str, bool, str]]:
     # Built once, before the guests run two at a time.
-    built = guest_kernel.build("patched")
+    built = guest_kernel.build(cfg, "patched")
     userland.files()
     runs = {f"{v.name}{'-control' if c else ''}": (v, c) for v in (LINK, RULE)
             for c in (False, True)}
-    ran = side_by_side(lambda vc: run_one(built, vc[0], vc[1], replugs), runs)
+    ran = side_by_side(lambda vc: run_one(cfg, built, vc[0], vc[1], replugs), runs)
     rows = []
     for key, (variant, control) in runs.items():
         tally, checked, first = ran[key]
@@ -235,8 +240,9 @@ def main() -> int:
     args = parser.parse_args()
     log("userspace path: systemd-udevd with .link files, and a udev rule "
         "running ethtool; no module parameters")
-    rows = run(args.replugs)
-    results.save("userspace", rows)
+    cfg = config()
+    rows = run(cfg, args.replugs)
+    results.save(cfg, "userspace", rows)
     return results.report("userspace", rows, 22)
 
 
