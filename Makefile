@@ -19,8 +19,8 @@
 ##  FRESH=1 runs checkpatch and bisect again even where build/ keeps the
 ##  passing result of the same inputs (scripts/lib/resultcache.py).
 ##One stage on one base (KERNEL=7.3 or 6.12; 6.12 if unset):
-##  make tree | kunit | checkpatch | patchwork | callsites | bisect | e2e |
-##       userspace | reliability | mutants
+##  make tree | kunit | checkpatch | patchwork | callsites | probe-counters |
+##       bisect | e2e | userspace | reliability | mutants
 ##  make harness     the harness's own unit tests (seconds, no QEMU)
 ##  make harness-mutants  one-line bugs put in the harness, one at a time:
 ##                   its tests must catch 90 % (minutes, no QEMU; in check-full)
@@ -43,7 +43,7 @@ PY := PYTHONPATH=$(CURDIR)/scripts $(PYTHON) -m
 BOOT := bash scripts/bootstrap.sh &&
 
 .PHONY: help check check-full check-debug figures cover-letter send-prep demo tree \
-	export harness harness-mutants kunit checkpatch patchwork callsites bisect e2e userspace \
+	export harness harness-mutants kunit checkpatch patchwork callsites probe-counters bisect e2e userspace \
 	reliability mutants clean distclean kernel-named
 
 BASES := $(if $(KERNEL),--bases $(KERNEL))
@@ -89,6 +89,9 @@ patchwork: tree
 
 callsites: tree
 	@$(PY) lib.deps callsites && $(PY) checks.callsites
+
+probe-counters: tree
+	@$(PY) lib.deps callsites && $(PY) checks.probe_counters
 
 bisect: tree
 	@$(PY) lib.deps build bisect && $(PY) checks.bisect

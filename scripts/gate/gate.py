@@ -17,6 +17,11 @@ every base it runs on (ONLY), and counts its cases:
   callsites    Coccinelle: in every converted driver, the board number
                devm_board_number_get() gave is the one each lookup and
                the release in remove() use (checks/callsites.cocci)
+  probe-counters  the series' Coccinelle rule for make coccicheck
+               (scripts/coccinelle/api/board_numbers.cocci) on the base
+               and the patched tree: the committed report of every probe
+               counter that picks per-device parameters, each hit
+               classified, every converted driver found, none left
   kunit        every KUnit case of the series: kunit.py exec on QEMU
                x86_64, on the patched guest kernel, which has the suites
   bisect       each prefix of the series builds with gcc and clang, with
@@ -182,6 +187,13 @@ STAGES = [
     Stage("checkpatch", "checks.checkpatch", {"check": (), "full": ()}),
     Stage("patchwork", "checks.patchwork", {"check": (), "full": ()}),
     Stage("callsites", "checks.callsites", {"check": (), "full": ()}),
+    # The rule the series adds for make coccicheck, on the base and the
+    # patched tree: the committed report, its classification, the recall
+    # on the drivers the series converts (checks/probe_counters.py).
+    # make check scans the files the report and the series name (seconds);
+    # make check-full every candidate file (minutes).
+    Stage("probe-counters", "checks.probe_counters",
+          {"check": ("--quick",), "full": ()}),
     # After KUnit and the guest kernels, whose objects its builds reuse.
     Stage("mutants", "mutants.mutate", {"full": ()}, after="kunit",
           skip="make check-full only: three guest kernel builds "

@@ -188,7 +188,10 @@ def rewrap(paragraph: str) -> str:
     lines = paragraph.split("\n")
     if all(len(line) <= WIDTH for line in lines) or paragraph.startswith((" ", "-")):
         return paragraph + "\n"
-    return textwrap.fill(" ".join(lines), WIDTH, break_on_hyphens=False) + "\n"
+    # A heading ("The set" over a line of dashes) stays above the prose.
+    head = lines[:2] if len(lines) > 2 and set(lines[1]) == {"-"} else []
+    return "".join(f"{line}\n" for line in head) + textwrap.fill(
+        " ".join(lines[len(head):]), WIDTH, break_on_hyphens=False) + "\n"
 
 
 def recipients(cfg: Config, pset: sets.PatchSet,

@@ -387,6 +387,27 @@ MUTANTS: list[HarnessMutant] = [
         "loops-missing-binds-unnoted", RELIABILITY + "loops.py",
         "if len(got) != len(adds):", "if len(got) > len(adds):",
         "fewer binds reported than the loop ran is not a note: the run passes"),
+    # checks/probe_counters.py: the Coccinelle rule's verdicts
+    HarnessMutant(
+        "probe-counters-unclassified-passes", "checks/probe_counters.py",
+        'rows.append(("classified", not unclassified,',
+        'rows.append(("classified", True,',
+        "a hit with no row in docs/probe-counters.md passes"),
+    HarnessMutant(
+        "probe-counters-recall-by-directory", "checks/probe_counters.py",
+        "and h.readers & defines) for h in hits)",
+        "or h.readers & defines) for h in hits)",
+        "any hit of another directory counts as finding a converted file"),
+    HarnessMutant(
+        "probe-counters-kept-ignored", "checks/probe_counters.py",
+        "and h.key not in kept})",
+        "})",
+        "the hits kept on purpose in the patched tree fail it"),
+    HarnessMutant(
+        "probe-counters-quick-ignores-lines", "checks/probe_counters.py",
+        "same = sorted(map(order, base_hits)) == sorted(map(order, parse_report(committed)))",
+        "same = len(base_hits) == len(parse_report(committed))",
+        "a hit moved or replaced by another passes the quick comparison"),
     # tests/__main__.py: the harness's own count
     HarnessMutant(
         "harness-skip-counts-passed", "tests/__main__.py",

@@ -97,3 +97,20 @@ class CoverTextTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class RewrapTest(unittest.TestCase):
+    """mail/cover_letter.py's rewrap(): a filled paragraph that outgrew
+    the line is wrapped again, and a heading above it stays a heading."""
+
+    def test_heading_kept(self) -> None:
+        from mail.cover_letter import WIDTH, rewrap
+        text = "The set\n-------\n" + "word " * 30 + "\nend"
+        lines = rewrap(text).splitlines()
+        self.assertEqual(lines[:2], ["The set", "-------"])
+        self.assertTrue(all(len(line) <= WIDTH for line in lines))
+        self.assertEqual(" ".join(lines[2:]).split(), ("word " * 30 + "end").split())
+
+    def test_short_paragraph_untouched(self) -> None:
+        from mail.cover_letter import rewrap
+        self.assertEqual(rewrap("a\nb"), "a\nb\n")

@@ -1,0 +1,345 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Find every probe counter that selects per-device module parameters.
+
+  python3 -m checks.probe_counters [--write] [--all-files]
+                                   (KERNEL= picks the base)
+
+The series adds a Coccinelle rule, scripts/coccinelle/api/board_numbers.cocci,
+that reports a static counter (or atomic_t) a probe or connect path counts
+up and that indexes an array of module_param_array(): the pattern the
+series converts. This stage runs it, as make coccicheck MODE=report runs
+it, on two trees of the base:
+
+  - the base as Debian ships it: its report must be the one committed in
+    docs/probe-counters/BASE.txt (--write writes it), every hit must be
+    classified in docs/probe-counters.md, and every driver file the series
+    converts must be among the hits (the rule's recall on the series);
+  - the patched tree: no hit may be left in a file the series converts.
+
+The rule follows a counter only within one directory (a field set in
+netdev.c and read in param.c), and it needs a parameter array, so only
+the directories that declare one are scanned; in them, the files that
+declare an array or a static scalar (--all-files: every .c file, to show
+that this choice loses no hit).
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from lib import results
+from lib.common import REPO, Config, Failure, config, main_guard, run
+
+RULE = "scripts/coccinelle/api/board_numbers.cocci"
+DOCS = REPO / "docs" / "probe-counters"
+CLASSES = REPO / "docs" / "probe-counters.md"
+PARAMS = r"module_param_array\|module_param_hw_array"
+API = r"devm_board_number_get"
+# A file that may hold the counter: a static scalar at file or function
+# scope. The rule itself decides; this only spares it the files that
+# cannot.
+STATIC = re.compile(r"^\s*static\s+(?:unsigned\s+|signed\s+)?"
+                    r"(?:int|long|short|char|u8|u16|u32|atomic_t|unsigned)\s+"
+                    r"\w+\s*(?:=\s*[^;{]+)?;", re.M)
+HIT = re.compile(r"^(?P<file>[\w./+-]+):(?P<line>\d+):\d+-\d+: WARNING: "
+                 r"(?P<counter>\w+), (?P<text>.*)$", re.M)
+INCLUDE = re.compile(r'^#include\s+"([\w.-]+\.h)"', re.M)
+HITS = "## Every hit"
+LEFT = "## Left in the patched trees"
+KINDS = ("converted", "reuses", "not-hotplug", "false", "open")
+
+
+@dataclass(frozen=True)
+class Hit:
+    file: str
+    line: int
+    counter: str
+    text: str
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return (self.file, self.counter)
+
+    @property
+    def readers(self) -> set[str]:
+        """The functions the hit says read the arrays."""
+        m = re.search(r"read in ([\w, ]+)\)", self.text)
+        return set(m[1].split(", ")) if m else set()
+
+
+def parse(output: str) -> list[Hit]:
+    """The hits in spatch's report output."""
+    return [Hit(m["file"], int(m["line"]), m["counter"], m["text"])
+            for m in HIT.finditer(output)]
+
+
+def rows_of(text: str, heading: str, width: int) -> list[list[str]]:
+    """The cells of the table under @heading ("## ...") of @text whose
+    rows have @width cells and start with a `file`."""
+    part = text.split(f"\n{heading}\n", 1)
+    if len(part) < 2:
+        raise Failure(f"{CLASSES.name}: no section {heading!r}")
+    rows = []
+    for line in part[1].split("\n## ", 1)[0].splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == width and cells[0].startswith("`"):
+            rows.append(cells)
+    return rows
+
+
+def left(text: str) -> dict[tuple[str, str], str]:
+    """docs/probe-counters.md's hits the patched trees keep on purpose:
+    (file, counter): why."""
+    return {(f.strip("`"), c.strip("`")): why
+            for f, c, why in rows_of(text, LEFT, 3)}
+
+
+def classes(text: str) -> dict[tuple[str, str], tuple[str, str]]:
+    """docs/probe-counters.md's table: (file, counter): (class, why)."""
+    table: dict[tuple[str, str], tuple[str, str]] = {}
+    for cells in rows_of(text, HITS, 4):
+        file, counter, kind, why = (cells[0].strip("`"), cells[1].strip("`"),
+                                    cells[2], cells[3])
+        if kind not in KINDS:
+            raise Failure(f"{CLASSES.name}: {file} {counter}: class {kind!r} "
+                          f"is not one of {', '.join(KINDS)}")
+        if (file, counter) in table:
+            raise Failure(f"{CLASSES.name}: {file} {counter} is classified twice")
+        table[(file, counter)] = (kind, why)
+    return table
+
+
+def directories(tree: Path, treeish: str | None) -> tuple[list[str], set[str]]:
+    """The .c and .h files of every directory that declares a parameter
+    array, at @treeish of @tree's git (its work tree when None), and the
+    files among them that declare one."""
+    rev = [treeish] if treeish else []
+    grep = run(["git", "grep", "-l", PARAMS, *rev, "--", "*.c", "*.h"],
+               cwd=tree, capture=True, check=False).stdout.split()
+    found = {f.split(":", 1)[-1] for f in grep}
+    dirs = sorted({str(Path(f).parent) for f in found})
+    listing = run(["git", "ls-tree", "-r", "--name-only", treeish or "HEAD",
+                   "--", *dirs], cwd=tree, capture=True).stdout.split() \
+        if dirs else []
+    return [f for f in listing if str(Path(f).parent) in dirs
+            and f.endswith((".c", ".h"))], found
+
+
+def candidates(src: Path, files: list[str], found: set[str],
+               all_files: bool) -> list[list[str]]:
+    """The file groups to scan in @src: each .c file of @files with the
+    headers of its directory that it includes and that declare a static
+    counter (amd8111e.h); unless @all_files, only the .c files that
+    declare an array (@found) or a static scalar."""
+    texts = {f: (src / f).read_text(errors="replace") for f in files}
+    headers = {f for f, text in texts.items()
+               if f.endswith(".h") and STATIC.search(text)}
+    groups = []
+    for f, text in sorted(texts.items()):
+        if not f.endswith(".c"):
+            continue
+        if not all_files and f not in found and not STATIC.search(text):
+            continue
+        folder = Path(f).parent
+        included = sorted(str(folder / h) for h in INCLUDE.findall(text)
+                          if str(folder / h) in headers)
+        groups.append([f, *included])
+    return groups
+
+
+def export(tree: Path, treeish: str, files: list[str], dest: Path) -> None:
+    """@files of @treeish, written under @dest: the scan needs them on
+    disk, and the base is only in the tree's git. A separate index keeps
+    the tree's own index as it is."""
+    run(["rm", "-rf", str(dest)])
+    dest.mkdir(parents=True)
+    env = {"GIT_INDEX_FILE": str(dest / ".git-index")}
+    for start in range(0, len(files), 500):
+        run(["git", f"--work-tree={dest}", "checkout", treeish, "--",
+             *files[start:start + 500]], cwd=tree, env=env)
+    (dest / ".git-index").unlink()
+
+
+def scan(src: Path, rule: Path, groups: list[list[str]],
+         jobs: int) -> tuple[list[Hit], float]:
+    """Run @rule over the file @groups of @src, each group on its own (as
+    make coccicheck does with each file); its hits and the seconds it
+    took."""
+    listing = src / ".probe-counter-files"
+    listing.write_text("".join("".join(f"{f}\n" for f in g) + "\n" for g in groups))
+    start = time.monotonic()
+    proc = run(["spatch", "--very-quiet", "-D", "report", "--no-includes",
+                "--include-headers", "--timeout", "120", "--jobs", str(jobs),
+                "--chunksize", "1", "--sp-file", str(rule),
+                "--file-groups", str(listing)],
+               cwd=src, capture=True, check=False)
+    took = time.monotonic() - start
+    listing.unlink()
+    if proc.returncode != 0:
+        tail = proc.stdout.strip().splitlines()[-3:]
+        raise Failure(f"spatch failed ({proc.returncode}) on {src}: "
+                      + " / ".join(tail))
+    return parse(proc.stdout), took
+
+
+REPORTED = re.compile(r"^(?P<file>[\w./+-]+):(?P<line>\d+): (?P<counter>\w+), "
+                      r"(?P<text>.*)$", re.M)
+
+
+def order(hit: Hit) -> tuple[str, int, str]:
+    return (hit.file, hit.line, hit.counter)
+
+
+def report_text(hits: list[Hit]) -> str:
+    """The report as committed in docs/probe-counters/: a line per hit,
+    in file order."""
+    return "".join(f"{h.file}:{h.line}: {h.counter}, {h.text}\n"
+                   for h in sorted(hits, key=order))
+
+
+def parse_report(text: str) -> list[Hit]:
+    """The hits of a committed report."""
+    return [Hit(m["file"], int(m["line"]), m["counter"], m["text"])
+            for m in REPORTED.finditer(text)]
+
+
+def converted(tree: Path, base: Path) -> dict[str, set[str]]:
+    """The driver files the series converts (those that call the helper
+    in @tree), each with the functions its version in @base defines."""
+    proc = run(["git", "grep", "-l", API, "--", "drivers", "sound"],
+               cwd=tree, capture=True, check=False)
+    files = [f for f in proc.stdout.split() if not f.startswith("drivers/base/")]
+    return {f: set(DEFINITION.findall((base / f).read_text(errors="replace")))
+            if (base / f).exists() else set() for f in files}
+
+
+def found(path: str, defines: set[str], hits: list[Hit]) -> bool:
+    """Whether a hit covers the converted file @path: a hit in it, or one
+    in its directory whose arrays are read in a function @path defines
+    (e1000_param.c reads what e1000_main.c counts)."""
+    folder = str(Path(path).parent)
+    return any(h.file == path or (str(Path(h.file).parent) == folder
+                                  and h.readers & defines) for h in hits)
+
+
+DEFINITION = re.compile(r"^[a-z][\w \t*]*?\b(\w+)\(", re.M)
+
+
+def verdicts(base_hits: list[Hit], patched_hits: list[Hit], committed: str,
+             table: dict[tuple[str, str], tuple[str, str]],
+             series_files: dict[str, set[str]],
+             kept: dict[tuple[str, str], str] | None = None,
+             exact: bool = True) -> list[results.Row]:
+    """The stage's rows, from the two scans and what the repository says.
+    @series_files: each file the series converts, with the functions its
+    base version defines; @kept: hits the patched trees keep on purpose;
+    @exact: the scan saw every candidate file, so the report must be the
+    committed one to the letter (else: the same hits at the same lines)."""
+    rows: list[results.Row] = []
+    if exact:
+        same = report_text(base_hits) == committed
+    else:
+        # A scan of some files finds each hit of the committed report at
+        # its line, but may see fewer of the files that read its arrays.
+        same = sorted(map(order, base_hits)) == sorted(map(order, parse_report(committed)))
+    rows.append(("base report", same,
+                 f"{len(base_hits)} hits, as committed" if same
+                 else "differs from the committed report: run with --write "
+                 "and classify what changed"))
+    unclassified = sorted({h.key for h in base_hits} - set(table))
+    rows.append(("classified", not unclassified,
+                 f"every hit in {CLASSES.name}" if not unclassified else
+                 "not classified: " + ", ".join(f"{f} {c}" for f, c in unclassified)))
+    missed = sorted(f for f, defines in series_files.items()
+                    if not found(f, defines, base_hits))
+    rows.append(("recall", not missed and bool(series_files),
+                 f"{len(series_files) - len(missed)}/{len(series_files)} files "
+                 "the series converts are found" + (
+                     "; missed: " + ", ".join(missed) if missed else "")))
+    kept = kept or {}
+    remaining = sorted({f"{h.file} {h.counter}" for h in patched_hits
+                        if table.get(h.key, ("", ""))[0] == "converted"
+                        and h.key not in kept})
+    rows.append(("patched tree", not remaining,
+                 f"{len(patched_hits)} hits, none in a converted driver but "
+                 f"the {len(kept)} kept on purpose" if not remaining
+                 else "still reported after conversion: " + ", ".join(remaining)))
+    wrong = sorted(f"{f} {c}" for (f, c), (kind, _) in table.items()
+                   if kind == "converted"
+                   and any(h.key == (f, c) for h in base_hits)
+                   and not any(found(s, d, [h for h in base_hits if h.key == (f, c)])
+                               for s, d in series_files.items()))
+    rows.append(("classes", not wrong,
+                 "every hit called converted is converted by the series"
+                 if not wrong else "called converted, not in the series: "
+                 + ", ".join(wrong)))
+    return rows
+
+
+def precision(hits: list[Hit], table: dict[tuple[str, str], tuple[str, str]]) -> str:
+    true = sum(1 for h in hits if table.get(h.key, ("", ""))[0] != "false")
+    return f"{true}/{len(hits)}"
+
+
+def main() -> int:
+    cfg: Config = config()
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--write", action="store_true",
+                        help="write the base's report to docs/probe-counters/")
+    parser.add_argument("--all-files", action="store_true",
+                        help="scan every .c file of the directories")
+    parser.add_argument("--quick", action="store_true",
+                        help="scan only the files of the committed report "
+                        "and the files the series converts (make check)")
+    parser.add_argument("--jobs", type=int, default=2)
+    args = parser.parse_args()
+    if args.quick and (args.write or args.all_files):
+        raise Failure("--quick checks the committed report; it cannot "
+                      "write one or scan every file")
+    tree = cfg.tree
+    rule = tree / RULE
+    if not rule.exists():
+        raise Failure(f"{rule} is missing: the series adds it (make tree)")
+    committed_path = DOCS / f"{cfg.kernel}.txt"
+    committed = committed_path.read_text() if committed_path.exists() else ""
+    text = CLASSES.read_text() if CLASSES.exists() else ""
+    table = classes(text) if text else {}
+    kept = left(text) if text else {}
+
+    files, has_params = directories(tree, "base")
+    where = cfg.build / "probe-counters" / "base"
+    export(tree, "base", files, where)
+    series_files = converted(tree, where)
+    # make check: the files where the committed report has a hit, and
+    # those the series converts; make check-full: every candidate file.
+    only = ({line.split(":", 1)[0] for line in committed.splitlines()}
+            | set(series_files)) if args.quick else None
+    base_files = [g for g in candidates(where, files, has_params, args.all_files)
+                  if only is None or g[0] in only]
+    base_hits, base_took = scan(where, rule, base_files, args.jobs)
+    files, has_params = directories(tree, None)
+    patched_files = [g for g in candidates(tree, files, has_params, args.all_files)
+                     if only is None or g[0] in only]
+    patched_hits, patched_took = scan(tree, rule, patched_files, args.jobs)
+    print(f"probe-counters: base {len(base_files)} files in {base_took:.0f} s, "
+          f"{len(base_hits)} hits; patched tree {len(patched_files)} files in "
+          f"{patched_took:.0f} s, {len(patched_hits)} hits", flush=True)
+    if args.write:
+        DOCS.mkdir(exist_ok=True)
+        committed = report_text(base_hits)
+        committed_path.write_text(committed)
+    rows = verdicts(base_hits, patched_hits, committed, table, series_files, kept,
+                    exact=not args.quick)
+    print(f"probe-counters: precision {precision(base_hits, table)} "
+          "(hits not classified as a false match)")
+    if not args.all_files:
+        results.save(cfg, "probe-counters", rows)
+    return results.report("probe-counters", rows, width=14)
+
+
+if __name__ == "__main__":
+    main_guard(main)
