@@ -72,7 +72,10 @@ def harness(cfg: Config, root: Path, scratch: Path) -> tuple[int, str]:
     env = dict(os.environ, PYTHONPATH=str(root / "scripts"),
                BOARD_NUMBERS_ROOT=str(scratch),
                # test_ktap parses with @cfg's kernel tree's own kunit_tool.
-               KUNIT_TOOL_DIR=str(cfg.tree / "tools" / "testing" / "kunit"))
+               KUNIT_TOOL_DIR=str(cfg.tree / "tools" / "testing" / "kunit"),
+               # The catalog's own test checks the unmutated scripts: in
+               # the copy, the mutant's code is gone on purpose.
+               HARNESS_MUTANTS_SOURCE=str(REPO / "scripts"))
     try:
         proc = subprocess.run([sys.executable, "-m", "tests"], cwd=root, env=env,
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT,

@@ -2,16 +2,23 @@
 """make harness-mutants' catalog (mutants/harness_catalog.py) still
 applies: each mutant's code occurs exactly once in its file, so that a
 change to the harness that moves it is seen here, in seconds, rather
-than as an error an hour into make check-full."""
+than as an error an hour into make check-full.
+
+In a copy that make harness-mutants has mutated, one mutant's code is
+gone by design; there the catalog is checked against the unmutated
+scripts it names (HARNESS_MUTANTS_SOURCE), so that this test does not
+catch every mutant for the wrong reason."""
 
 from __future__ import annotations
 
+import os
 import unittest
 from pathlib import Path
 
 from mutants.harness_catalog import MUTANTS
 
-SCRIPTS = Path(__file__).resolve().parent.parent
+SCRIPTS = Path(os.environ.get("HARNESS_MUTANTS_SOURCE")
+               or Path(__file__).resolve().parent.parent)
 
 
 class CatalogTest(unittest.TestCase):
