@@ -25,8 +25,9 @@ from lib import results
 from lib.common import Failure, config, main_guard, run
 
 COCCI = Path(__file__).with_name("callsites.cocci")
-# The helper and its tests define the API; they are not its users.
-NOT_USERS = ("drivers/base/",)
+# The helpers and their tests (the driver core's board numbers, ALSA's
+# per-card option indexes) define the API; they are not its users.
+NOT_USERS = ("drivers/base/", "sound/core/")
 API = r"devm_board_number_get\|board_slot_release\|board_slot_value\|board_slot_applies"
 
 

@@ -32,13 +32,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lib import results
+from checks.callsites import NOT_USERS
 from lib.common import REPO, Config, Failure, config, main_guard, run
 
 RULE = "scripts/coccinelle/api/board_numbers.cocci"
 DOCS = REPO / "docs" / "probe-counters"
 CLASSES = REPO / "docs" / "probe-counters.md"
 PARAMS = r"module_param_array\|module_param_hw_array"
-API = r"devm_board_number_get"
+# The helpers a conversion calls in probe: the driver core's board numbers,
+# ALSA's per-card option indexes.
+API = r"devm_board_number_get\|snd_devm_dev_index"
 # A file that may hold the counter: a static scalar at file or function
 # scope. The rule itself decides; this only spares it the files that
 # cannot.
@@ -212,7 +215,7 @@ def converted(tree: Path, base: Path) -> dict[str, set[str]]:
     in @tree), each with the functions its version in @base defines."""
     proc = run(["git", "grep", "-l", API, "--", "drivers", "sound"],
                cwd=tree, capture=True, check=False)
-    files = [f for f in proc.stdout.split() if not f.startswith("drivers/base/")]
+    files = [f for f in proc.stdout.split() if not f.startswith(NOT_USERS)]
     return {f: set(DEFINITION.findall((base / f).read_text(errors="replace")))
             if (base / f).exists() else set() for f in files}
 

@@ -30,7 +30,7 @@ from lib.common import REPO, Config, Failure, config, log, main_guard
 
 OUT = REPO / "docs" / "figures.md"
 # Stages whose cases are listed one per row, in this order.
-LISTED = ["e2e", "reliability", "userspace", "kunit-debug", "mutants"]
+LISTED = ["e2e", "sound", "reliability", "userspace", "kunit-debug", "mutants"]
 COUNTED = {"checkpatch": "patches", "patchwork": "sets and patches",
            "bisect": "patches"}
 

@@ -34,6 +34,10 @@ every base it runs on (ONLY), and counts its cases:
                build)
   e2e          hot-plug scenarios a-g in QEMU on the patched kernel, each
                caught on the plain kernel (the negative control)
+  sound        QEMU's ES1370 hot-plugged 40 times without options (the
+               plain kernel loses the card at the 33rd add) and 40 times
+               on three slots with index=, id= and enable=, each card
+               checked against ALSA's rule (model/cards.py)
   userspace    hot-plugged NICs configured by Debian's udev from .link
                files, and by a udev rule running ethtool, no module
                parameters; each caught without its files
@@ -181,6 +185,8 @@ STAGES = [
           after=GUESTS, only=UPSTREAM, why_only=ONE_BASE),
     Stage("e2e", "e2e.runner",
           {"check": ("--cycles", "20", "--steps", "40", "--no-raw"), "full": ()},
+          after=GUESTS, upstream_only={"check": BACKPORT_RUNS}),
+    Stage("sound", "e2e.sound", {"check": (), "full": ()},
           after=GUESTS, upstream_only={"check": BACKPORT_RUNS}),
     Stage("userspace", "userspace.udev", {"check": ("--replugs", "10"), "full": ()},
           after=GUESTS, only=UPSTREAM, why_only=ONE_BASE),

@@ -84,6 +84,10 @@ SHARED = [
         Mutant("board-slot-never-told", "a board on a spent slot is told so",
                BOARD_NUMBERS, "\tif (!test_and_set_bit(nr, bn->told))\n",
                "\tif (false)\n", "kunit:board_numbers"),
+        Mutant("snd-dev-index-enable-off-reused",
+               "ALSA: an index whose enable is off is passed over by later cards",
+               "sound/core/init.c", "\t\tset_bit(nr, indexes->skipped);\n", "\n",
+               "kunit:snd-dev-index"),
     ],
 ]
 

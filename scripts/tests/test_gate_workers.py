@@ -100,7 +100,7 @@ class WorkersTest(unittest.TestCase):
         after = [name for kind, name, t in events
                  if kind == "start" and t >= kernels_done]
         self.assertEqual(after[0], "kunit@7.3")
-        guest_runs = [f"{n}@7.3" for n in ("kunit", "reliability", "e2e", "userspace")]
+        guest_runs = [f"{n}@7.3" for n in ("kunit", "reliability", "e2e", "sound", "userspace")]
         others = [name for name in after if name not in guest_runs]
         self.assertLess(max(after.index(name) for name in guest_runs),
                         min(after.index(name) for name in others))
