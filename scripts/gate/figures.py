@@ -76,11 +76,15 @@ TREE_LINE = re.compile(r"^- series trees (.+)$", re.M)
 
 
 def title(gate: dict[str, Any]) -> str:
-    """The section's name: the target, and warm or cold (ccache misses:
-    a warm run compiles a handful of files the series changed)."""
+    """The section's name: the target, and warm or cold. A cold cache
+    misses more than it hits (the cold run of 2026-12-05: 1518 hits, 2971
+    misses); a warm one hits more, even when a change to the guest
+    kernels' configuration compiles a thousand new objects (2026-12-06:
+    1343 hits, 1019 misses)."""
     target = {"check": "make check", "full": "make check-full",
               "debug": "make check-debug"}.get(gate.get("gate_tier", ""), "gate")
-    cold = gate.get("ccache", {}).get("misses", 0) > 500
+    cache = gate.get("ccache", {})
+    cold = cache.get("misses", 0) > cache.get("hits", 0)
     return f"{target}, {'cold' if cold else 'warm ccache'}"
 
 

@@ -47,6 +47,14 @@ class MergeTest(unittest.TestCase):
         self.assertEqual(figures.title({"gate_tier": "full",
                                         "ccache": {"hits": 0, "misses": 9000}}),
                          "make check-full, cold")
+        # Recorded: the cold run at 23bf3d4, and a warm one whose guest
+        # kernels' configuration had changed (b1219f1).
+        self.assertEqual(figures.title({"gate_tier": "check",
+                                        "ccache": {"hits": 1518, "misses": 2971}}),
+                         "make check, cold")
+        self.assertEqual(figures.title({"gate_tier": "check",
+                                        "ccache": {"hits": 1343, "misses": 1019}}),
+                         "make check, warm ccache")
 
 
 if __name__ == "__main__":
