@@ -31,8 +31,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from lib import results
 from checks.callsites import NOT_USERS
+from lib import results
 from lib.common import REPO, Config, Failure, config, main_guard, run
 
 RULE = "scripts/coccinelle/api/board_numbers.cocci"

@@ -38,7 +38,7 @@ from e2e.runner import BOOT_TIMEOUT, QMP_TIMEOUT, TIMEOUT, out_dir
 from e2e.scenarios import Op
 from guest import agent, hotplug, initramfs, kernel as guest_kernel
 from guest.machine import Guest
-from guest.session import Kernel, boot, side_by_side
+from guest.session import Kernel, boot, finish, side_by_side
 from lib import results
 from lib.common import Failure, config, log, main_guard
 from model.cards import CardModel, Options, parse_cards, violation
@@ -158,8 +158,7 @@ def run(scenario: SoundScenario, kernel: Kernel) -> Tally:
     except Failure as err:
         tally.notes.append(str(err))
     finally:
-        guest.stop()
-        tally.note_trouble(guest.trouble)
+        finish(guest, kernel, tally)
     return tally
 
 

@@ -41,20 +41,15 @@ class MergeTest(unittest.TestCase):
 
     def test_title_tells_warm_from_cold(self) -> None:
         """ccache misses say whether the run compiled the kernels."""
-        self.assertEqual(figures.title({"gate_tier": "check",
-                                        "ccache": {"hits": 9000, "misses": 40}}),
-                         "make check, warm ccache")
-        self.assertEqual(figures.title({"gate_tier": "full",
-                                        "ccache": {"hits": 0, "misses": 9000}}),
-                         "make check-full, cold")
-        # Recorded: the cold run at 23bf3d4, and a warm one whose guest
-        # kernels' configuration had changed (b1219f1).
-        self.assertEqual(figures.title({"gate_tier": "check",
-                                        "ccache": {"hits": 1518, "misses": 2971}}),
-                         "make check, cold")
-        self.assertEqual(figures.title({"gate_tier": "check",
-                                        "ccache": {"hits": 1343, "misses": 1019}}),
-                         "make check, warm ccache")
+        cases = [("check", 9000, 40, "make check, warm ccache"),
+                 ("full", 0, 9000, "make check-full, cold"),
+                 # Recorded: the cold run at 23bf3d4, and a warm one whose
+                 # guest kernels' configuration had changed (b1219f1).
+                 ("check", 1518, 2971, "make check, cold"),
+                 ("check", 1343, 1019, "make check, warm ccache")]
+        for tier, hits, misses, title in cases:
+            self.assertEqual(figures.title({"gate_tier": tier, "ccache": {
+                "hits": hits, "misses": misses}}), title)
 
 
 if __name__ == "__main__":
