@@ -87,7 +87,12 @@ TARGETS = ["drivers/base/devres.o", "drivers/base/board_numbers.o",
            "drivers/net/ethernet/atheros/atl1e/",
            "drivers/net/ethernet/atheros/atlx/",
            "drivers/net/ethernet/via/via-velocity.o",
-           "drivers/net/ethernet/alteon/acenic.o"]
+           "drivers/net/ethernet/alteon/acenic.o",
+           "drivers/hid/hid-prodikeys.o", "drivers/usb/atm/ueagle-atm.o",
+           # ALSA's core (the helper and its KUnit file) and the PCI
+           # drivers of the sound sets; make builds only what
+           # kunit/drivers.kunitconfig turns on.
+           "sound/core/", "sound/pci/"]
 # Drivers removed before Linux 7.3 (kunit/6.12.kunitconfig lists them):
 # built on the 6.12 base only.
 ONLY_6_12 = ["drivers/net/ethernet/packetengines/",
@@ -262,6 +267,12 @@ def touched(cfg: Config, files: list[str]) -> list[str]:
                    t.rsplit("/", 1)[0] + "/" == d for d in dirs)]
 
 
+def unbuilt(cfg: Config, files: list[str]) -> list[str]:
+    """The C files among @files that no target builds: a patch that
+    touches one would pass every prefix while nothing compiled it."""
+    return [f for f in files if f.endswith(".c") and not touched(cfg, [f])]
+
+
 def present(targets: list[str], tree: Path) -> list[str]:
     """The targets whose source @tree holds: a file the series adds
     (drivers/base/board_numbers.c) is not in the base tree or the
@@ -394,6 +405,12 @@ def main() -> int:
         for index, name in enumerate(names, 1):
             commit = f"series~{len(names) - index}"
             files = changed(cfg, commit)
+            missed = unbuilt(cfg, files)
+            if missed:
+                raise Failure(f"{name} changes {', '.join(missed)}, which no "
+                              "target of scripts/checks/bisect.py builds: add "
+                              "its directory or object to TARGETS (and its "
+                              "driver to kunit/drivers.kunitconfig)")
             # The last prefix builds everything, as the base did.
             steps.append((commit, name, files,
                           every if index == len(names) else touched(cfg, files)))

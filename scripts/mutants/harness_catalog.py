@@ -293,6 +293,11 @@ MUTANTS: list[HarnessMutant] = [
         "bisect-file-targets-never-present", BISECT,
         'else (tree / t).with_suffix(".c").is_file())', "else (tree / t).is_file())",
         "object targets (x.o) are dropped as absent, so single-file drivers are never built"),
+    HarnessMutant(
+        "bisect-unbuilt-files-pass", BISECT,
+        'return [f for f in files if f.endswith(".c") and not touched(cfg, [f])]',
+        "return []",
+        "a patch whose C file no target builds passes every prefix unbuilt"),
     # checks/callsites.py
     HarnessMutant(
         "callsites-first-problem-only", "checks/callsites.py",

@@ -229,6 +229,23 @@ class TouchedTest(unittest.TestCase):
         self.assertEqual(self.touched(["drivers/net/ethernet/dec/tulip/tulip_core.c"]),
                          ["drivers/net/ethernet/dec/tulip/"])
 
+    def test_sound_and_usb_hid(self) -> None:
+        """ALSA drivers in subdirectories pick sound/pci/; the HID and USB
+        conversions their own object."""
+        self.assertEqual(self.touched(["sound/pci/ice1712/ice1724.c"]), ["sound/pci/"])
+        self.assertEqual(self.touched(["sound/core/init.c"]), ["sound/core/"])
+        self.assertEqual(self.touched(["drivers/usb/atm/ueagle-atm.c"]),
+                         ["drivers/usb/atm/ueagle-atm.o"])
+
+    def test_unbuilt(self) -> None:
+        """A C file that no target builds is named; headers, docs and
+        built files are not."""
+        self.assertEqual(bisect.unbuilt(self.cfg, [
+            "drivers/media/pci/cx88/cx88-alsa.c", "sound/isa/als100.c",
+            "sound/pci/ens1370.c", "scripts/coccinelle/api/board_numbers.cocci",
+            "Documentation/networking/e1000.rst", "include/sound/core.h"]),
+            ["drivers/media/pci/cx88/cx88-alsa.c", "sound/isa/als100.c"])
+
     def test_include_builds_all(self) -> None:
         """A header under include/ can break every target."""
         self.assertEqual(self.touched(["include/linux/devm-helpers.h"]), self.every)
