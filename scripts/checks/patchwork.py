@@ -75,7 +75,7 @@ def fixes_problems(mail: Mail, fixes_set: bool) -> tuple[list[str], list[str]]:
     problems = [f"malformed tag: {t!r}" for t in tags if not FIXES.match(t)]
     warnings = []
     if tags and not fixes_set:
-        problems.append("Fixes: on a patch outside the fixes sets (net, iwl-net)")
+        problems.append("Fixes: on a patch outside the fixes sets (net, iwl-net, DIR-fixes)")
     if tags and fixes_set and not re.search(r"^Cc: stable@vger\.kernel\.org$",
                                             mail.message, re.M):
         problems.append("a fix with Fixes: but no Cc: stable@vger.kernel.org")

@@ -53,7 +53,7 @@ HIT = re.compile(r"^(?P<file>[\w./+-]+):(?P<line>\d+):\d+-\d+: WARNING: "
 INCLUDE = re.compile(r'^#include\s+"([\w.-]+\.h)"', re.M)
 HITS = "## Every hit"
 LEFT = "## Left in the patched trees"
-KINDS = ("converted", "reuses", "not-hotplug", "false", "open")
+KINDS = ("converted", "fixed", "reuses", "not-hotplug", "false", "open")
 
 
 @dataclass(frozen=True)
@@ -264,8 +264,9 @@ def verdicts(base_hits: list[Hit], patched_hits: list[Hit], committed: str,
                  "the series converts are found" + (
                      "; missed: " + ", ".join(missed) if missed else "")))
     kept = kept or {}
+    # A hit fixed in place (without the helpers) must be gone as well.
     remaining = sorted({f"{h.file} {h.counter}" for h in patched_hits
-                        if table.get(h.key, ("", ""))[0] == "converted"
+                        if table.get(h.key, ("", ""))[0] in ("converted", "fixed")
                         and h.key not in kept})
     rows.append(("patched tree", not remaining,
                  f"{len(patched_hits)} hits, none in a converted driver but "

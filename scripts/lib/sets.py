@@ -44,9 +44,11 @@ class PatchSet:
 
     @property
     def is_fixes(self) -> bool:
-        """Sent to a fixes tree (net, iwl-net): Fixes: tags belong here."""
+        """Sent as fixes, where Fixes: tags belong: to netdev's fixes trees
+        (net, iwl-net), or, for subsystems whose subject prefix names no
+        tree (media), a set whose directory says so (11-media-fixes)."""
         tree = self.prefix.split()[1] if len(self.prefix.split()) > 1 else ""
-        return tree in ("net", "iwl-net")
+        return tree in ("net", "iwl-net") or self.dir.endswith("-fixes")
 
 
 def parse(text: str, where: str = "patches/series") -> list[PatchSet]:

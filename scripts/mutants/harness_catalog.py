@@ -295,9 +295,18 @@ MUTANTS: list[HarnessMutant] = [
         "object targets (x.o) are dropped as absent, so single-file drivers are never built"),
     HarnessMutant(
         "bisect-unbuilt-files-pass", BISECT,
-        'return [f for f in files if f.endswith(".c") and not touched(cfg, [f])]',
+        'return [f for f in files if f.endswith(".c") and not built(cfg, f)]',
         "return []",
         "a patch whose C file no target builds passes every prefix unbuilt"),
+    HarnessMutant(
+        "bisect-own-object-not-counted", BISECT,
+        'elif target == path[:-2] + ".o":', 'elif target == path:',
+        "a file whose own object is a target is taken as unbuilt: every ALSA patch fails"),
+    HarnessMutant(
+        "bisect-includer-not-read", BISECT,
+        "if (source.is_file() and f'#include \"{name}\"'",
+        "if (source.is_file() and f'#include <{name}>'",
+        "a file compiled through its includer (au88x0.c) is taken as unbuilt"),
     # checks/callsites.py
     HarnessMutant(
         "callsites-first-problem-only", "checks/callsites.py",

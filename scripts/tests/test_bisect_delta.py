@@ -229,22 +229,43 @@ class TouchedTest(unittest.TestCase):
         self.assertEqual(self.touched(["drivers/net/ethernet/dec/tulip/tulip_core.c"]),
                          ["drivers/net/ethernet/dec/tulip/"])
 
-    def test_sound_and_usb_hid(self) -> None:
-        """ALSA drivers in subdirectories pick sound/pci/; the HID and USB
-        conversions their own object."""
-        self.assertEqual(self.touched(["sound/pci/ice1712/ice1724.c"]), ["sound/pci/"])
-        self.assertEqual(self.touched(["sound/core/init.c"]), ["sound/core/"])
+    def test_sound_media_usb_hid_objects(self) -> None:
+        """ALSA and media drivers are object targets: a file picks the
+        objects of its own directory, not the whole of sound/pci/."""
+        self.assertEqual(self.touched(["sound/pci/ice1712/ice1724.c"]),
+                         ["sound/pci/ice1712/ice1712.o", "sound/pci/ice1712/ice1724.o"])
+        self.assertEqual(self.touched(["sound/core/init.c"]),
+                         ["sound/core/init.o", "sound/core/sound_kunit.o"])
         self.assertEqual(self.touched(["drivers/usb/atm/ueagle-atm.c"]),
                          ["drivers/usb/atm/ueagle-atm.o"])
 
     def test_unbuilt(self) -> None:
-        """A C file that no target builds is named; headers, docs and
-        built files are not."""
-        self.assertEqual(bisect.unbuilt(self.cfg, [
-            "drivers/media/pci/cx88/cx88-alsa.c", "sound/isa/als100.c",
-            "sound/pci/ens1370.c", "scripts/coccinelle/api/board_numbers.cocci",
-            "Documentation/networking/e1000.rst", "include/sound/core.h"]),
-            ["drivers/media/pci/cx88/cx88-alsa.c", "sound/isa/als100.c"])
+        """A C file that no target compiles is named, also beside object
+        targets of its directory; headers, docs and built files are not."""
+        with tempfile.TemporaryDirectory() as root:
+            cfg = config("6.12", {"BOARD_NUMBERS_ROOT": root})
+            self.assertEqual(bisect.unbuilt(cfg, [
+                "sound/isa/als100.c", "sound/pci/cs5530.c", "sound/pci/ens1370.c",
+                "drivers/net/ethernet/intel/e1000/e1000_param.c",
+                "scripts/coccinelle/api/board_numbers.cocci",
+                "Documentation/networking/e1000.rst", "include/sound/core.h",
+                "drivers/media/radio/radio-sf16fmr2.c",
+                "drivers/media/radio/radio-gemtek.c"]),
+                ["sound/isa/als100.c", "sound/pci/cs5530.c",
+                 "drivers/media/radio/radio-gemtek.c"])
+
+    def test_included_file_is_built(self) -> None:
+        """A file that an object target of its directory includes is
+        compiled with it (au8830.c includes au88x0.c); one that it does
+        not include is not."""
+        with tempfile.TemporaryDirectory() as root:
+            cfg = config("6.12", {"BOARD_NUMBERS_ROOT": root})
+            au = bisect.src_dir(cfg) / "sound/pci/au88x0"
+            au.mkdir(parents=True)
+            (au / "au8830.c").write_text('#define CHIP_AU8830\n#include "au88x0.c"\n')
+            self.assertEqual(bisect.unbuilt(cfg, ["sound/pci/au88x0/au88x0.c",
+                                                  "sound/pci/au88x0/au88x0_a3d.c"]),
+                             ["sound/pci/au88x0/au88x0_a3d.c"])
 
     def test_include_builds_all(self) -> None:
         """A header under include/ can break every target."""

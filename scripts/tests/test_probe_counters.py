@@ -141,6 +141,15 @@ class Verdicts(unittest.TestCase):
         self.assertFalse(ok)
         self.assertIn("8139too.c board_idx", why)
 
+    def test_fixed_left_after_the_series(self) -> None:
+        """A hit the series fixes in place must be gone from the patched
+        tree too."""
+        table = dict(self.table)
+        table[self.hits[1].key] = ("fixed", "")
+        ok, why = self.rows(table=table)["patched tree"]
+        self.assertFalse(ok)
+        self.assertIn(f"{self.hits[1].file} {self.hits[1].counter}", why)
+
     def test_left_on_purpose(self) -> None:
         ok, why = self.rows(patched_hits=self.hits, kept=pc.left(TABLE))["patched tree"]
         self.assertTrue(ok, why)

@@ -43,6 +43,14 @@ class SetsTest(unittest.TestCase):
         self.assertFalse(parsed[1].is_fixes)
         self.assertEqual(parsed[1].cover, "2-next/0000-cover-letter.patch")
 
+    def test_fixes_set_by_directory(self) -> None:
+        """A set of fixes for a tree the prefix does not name (media) is
+        one by its directory; a plain set is not."""
+        parsed = sets.parse("# == 3-media-fixes [PATCH]: fixes\n"
+                            "3-media-fixes/0001-a.patch\n"
+                            "# == 4-media [PATCH]: the rest\n4-media/0001-b.patch\n")
+        self.assertEqual([s.is_fixes for s in parsed], [True, False])
+
     def test_patch_outside_its_set_directory(self) -> None:
         with self.assertRaisesRegex(Failure, "not in the directory of its set"):
             sets.parse(SERIES.replace("2-next/0002-c.patch", "1-net-fixes/0002-c.patch"))
@@ -74,7 +82,7 @@ class PatchworkTest(unittest.TestCase):
                  "Cc: stable@vger.kernel.org\n")
         self.assertEqual(patchwork.fixes_problems(mail("x", fixed), True), ([], []))
         problems, _ = patchwork.fixes_problems(mail("x", fixed), False)
-        self.assertEqual(problems, ["Fixes: on a patch outside the fixes sets (net, iwl-net)"])
+        self.assertEqual(problems, ["Fixes: on a patch outside the fixes sets (net, iwl-net, DIR-fixes)"])
         problems, _ = patchwork.fixes_problems(
             mail("x", 'Fixes: 1da177e4c3f4 ("Linux-2.6.12-rc2")\n'), True)
         self.assertEqual(problems, ["a fix with Fixes: but no Cc: stable@vger.kernel.org"])
