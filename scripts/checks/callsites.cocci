@@ -205,8 +205,12 @@ identifier drv, R;
 position p;
 @@
 (
-struct \(pci_driver\|platform_driver\|usb_driver\) drv = {
+struct \(pci_driver\|platform_driver\) drv = {
 	.remove = R@p,
+};
+|
+struct usb_driver drv = {
+	.disconnect = R@p,
 };
 |
 struct eisa_driver drv = {
