@@ -88,6 +88,7 @@ TARGETS = ["drivers/base/devres.o", "drivers/base/board_numbers.o",
            "drivers/net/ethernet/atheros/atlx/",
            "drivers/net/ethernet/via/via-velocity.o",
            "drivers/net/ethernet/alteon/acenic.o",
+           "drivers/net/ethernet/myricom/myri10ge/myri10ge.o",
            "drivers/hid/hid-prodikeys.o", "drivers/usb/atm/ueagle-atm.o",
            # ALSA's helper and its KUnit file, then the ALSA and media
            # drivers the series converts, as the objects the changed files
