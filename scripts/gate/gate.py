@@ -405,8 +405,9 @@ class Gate:
 
 
 def ccache_counts() -> dict[str, int]:
-    """ccache's hit and miss counters so far (zeros without ccache), so
-    that the gate can say whether it ran warm or cold."""
+    """ccache's hit and miss counters so far, and the objects it holds
+    (zeros without ccache), so that the gate can say whether it ran warm
+    or cold."""
     proc = subprocess.run(["ccache", "--print-stats"], capture_output=True,
                           text=True, check=False) if shutil.which("ccache") else None
     stats = dict(line.split("\t", 1) for line in (proc.stdout if proc else "").splitlines()
@@ -415,7 +416,7 @@ def ccache_counts() -> dict[str, int]:
         return int(stats.get(key, "0") or 0)
 
     return {"hits": count("direct_cache_hit") + count("preprocessed_cache_hit"),
-            "misses": count("cache_miss")}
+            "misses": count("cache_miss"), "files": count("files_in_cache")}
 
 
 def base_release(cfg: Config, base: str) -> str:
@@ -472,7 +473,9 @@ def main() -> int:
     before = ccache_counts()
     outcomes = gate.run()
     after = ccache_counts()
-    compiled = {key: after[key] - before[key] for key in after}
+    compiled = {key: after[key] - before[key] for key in ("hits", "misses")}
+    # A cold run starts from an empty cache (figures.title()).
+    compiled["files_before"] = before["files"]
     own = cfg.build_root / "gate"
     own.mkdir(parents=True, exist_ok=True)
     ktap_path = own / "gate.ktap"

@@ -88,6 +88,10 @@ MUTANTS: list[HarnessMutant] = [
         "for base in ordered if stage.runs_on(tier, base)]", "for base in ordered]",
         "the job list schedules every stage on every base, whatever runs_on says"),
     HarnessMutant(
+        "jobs-backport-kernels-first", GATE,
+        "return todo[:at] + later + todo[at:]", "return later + todo",
+        "the backport base's guest kernels take a worker before UPSTREAM's prefix walk"),
+    HarnessMutant(
         "gate-left-out-stage-unreported", GATE,
         "elif not stage.runs_on(self.tier, base) and", "elif stage.runs_on(self.tier, base) and",
         "a stage left out on a base vanishes from the KTAP instead of being a SKIP"),
@@ -120,6 +124,11 @@ MUTANTS: list[HarnessMutant] = [
     HarnessMutant(
         "figures-keeps-other-tree-sections", FIGURES, "if m and m.group(1) == tree:", "if m:",
         "sections measured on another series tree stay in docs/figures.md"),
+    HarnessMutant(
+        "figures-cold-from-misses", FIGURES,
+        'cold = cache["files_before"] == 0',
+        'cold = cache.get("misses", 0) > cache.get("hits", 0)',
+        "a warm run that builds one base's guest kernels anew is filed as cold"),
     # lib/results.py
     HarnessMutant(
         "results-one-failure-exits-zero", RESULTS,

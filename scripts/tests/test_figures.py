@@ -51,6 +51,18 @@ class MergeTest(unittest.TestCase):
             self.assertEqual(figures.title({"gate_tier": tier, "ccache": {
                 "hits": hits, "misses": misses}}), title)
 
+    def test_title_cold_only_from_an_empty_cache(self) -> None:
+        """Where the record says how many objects ccache held as the run
+        began, that alone decides: c2d1f00's run built one base's guest
+        kernels for the first time on a warm machine and missed more than
+        it hit, yet was warm."""
+        cases = [(2585, 3086, 11004, "make check, warm ccache"),
+                 (2319, 3375, 0, "make check, cold"),
+                 (9000, 40, 0, "make check, cold")]
+        for hits, misses, files, title in cases:
+            self.assertEqual(figures.title({"gate_tier": "check", "ccache": {
+                "hits": hits, "misses": misses, "files_before": files}}), title)
+
 
 if __name__ == "__main__":
     unittest.main()
