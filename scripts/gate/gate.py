@@ -54,7 +54,8 @@ control; they differ in depth (see TIERS):
          injection on e1000); bisect walks each prefix on 7.3 (clang
          on the base and the whole series) and builds the whole series
          on 6.12 with gcc and sparse; the guest kernels and the sound
-         scenario on both bases, KUnit and e2e on 7.3 only (BACKPORT_RUNS); kunit-debug skipped (its cold build alone,
+         scenario on both bases, KUnit and e2e on 7.3 only
+         (BACKPORT_RUNS); kunit-debug skipped (its cold build alone,
          KASAN and lockdep, is a large part of the budget)
   full   the nightly depth: 100-cycle scenarios with the raw loop, 1000
          binds, 200 rescans, 50 surprise removals, both drivers under
@@ -144,8 +145,9 @@ UPSTREAM = next(name for name, base in BASES.items() if base.upstream)
 ONE_BASE = (f"on {UPSTREAM} only, the base the sets are sent against: the "
             "series is the same code on both bases, and these guest runs "
             "are the gate's longest")
-# The backport base's runs in make check: a cold make check on CI's two
-# cores cannot also build that base's guest kernels (docs/figures.md).
+# The backport base's runs in make check: its guest kernels and the sound
+# scenario fit a cold make check on CI's two cores (55 min in a fresh
+# root, docs/figures.md); KUnit and the network guest runs do not.
 BACKPORT_RUNS = (f"make check-full only on the backport base: make check runs "
                  f"KUnit and the network guest runs on {UPSTREAM} alone, to stay "
                  "in CI's cold budget; on this base it builds the guest "
