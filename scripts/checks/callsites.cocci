@@ -3,7 +3,10 @@
 // in a converted driver: the number devm_board_number_get() returned is
 // the one, and the only one, that every board_slot_value() and
 // board_slot_applies() of the same board numbers looks up, and that
-// board_slot_release() spends, from the driver's remove() callback.
+// board_slot_release() spends, from the driver's remove() callback. A
+// driver that numbers what it does not bind (tuner-simple's shared tuners)
+// takes the number with board_number_get() and spends it with
+// board_number_put(), from its release callback.
 //
 // Facts are collected per match and judged in the finalize rule, over
 // all the files of one driver given to one spatch run, in an order where
@@ -68,7 +71,11 @@ expression N, D;
 identifier BN;
 position p;
 @@
+(
 N = devm_board_number_get@p(D, &BN)
+|
+N = board_number_get@p(&BN)
+)
 
 @script:python@
 n << get.N;
@@ -156,7 +163,11 @@ expression E;
 identifier BN;
 position p;
 @@
+(
 board_slot_release@p(&BN, E)
+|
+board_number_put@p(&BN, E)
+)
 
 @script:python@
 bn << release.BN;
@@ -218,6 +229,10 @@ struct eisa_driver drv = {
 		.remove = R@p,
 	},
 };
+|
+const struct dvb_tuner_ops drv = {
+	.release = R@p,
+};
 )
 
 @script:python@
@@ -251,7 +266,7 @@ for bn in sorted({g[0] for g in gets} | {l[0] for l in lookups} | {r[0] for r in
     mine = [(fn, n) for b, fn, n, fl in gets if b == bn]
     probe_files = {fl for b, fn, n, fl in gets if b == bn}
     if not mine:
-        problems.append("%s: looked up or released, but no number is taken with devm_board_number_get()" % bn)
+        problems.append("%s: looked up or released, but no number is taken with devm_board_number_get() or board_number_get()" % bn)
         continue
     # Variables holding the number (in their function) and fields it is
     # stored in, grown together until nothing changes: a number stored in
@@ -290,7 +305,7 @@ for bn in sorted({g[0] for g in gets} | {l[0] for l in lookups} | {r[0] for r in
 
     for b, fn, e, fl, ln in lookups:
         if b == bn and not ok(fn, e):
-            problems.append("%s:%s: %s() looks up %s with %s, not the number devm_board_number_get() gave" % (fl, ln, fn, bn, e))
+            problems.append("%s:%s: %s() looks up %s with %s, not the number the board was given" % (fl, ln, fn, bn, e))
     rel = [(fn, e) for b, fn, e in releases if b == bn]
     for fn, e in rel:
         if not ok(fn, e):
@@ -299,11 +314,11 @@ for bn in sorted({g[0] for g in gets} | {l[0] for l in lookups} | {r[0] for r in
     # Every remove() of a driver that takes this number must spend it.
     mine_removes = sorted(r for r, fl in removes if fl in probe_files)
     if not rel:
-        problems.append("%s: no board_slot_release(): remove() never spends the slot" % bn)
+        problems.append("%s: no board_slot_release() or board_number_put(): remove() never spends the slot" % bn)
     elif not mine_removes:
         problems.append("%s: no remove() callback found beside the probe that takes the number" % bn)
     for r in mine_removes:
         if rel and not (r in relfns or any((r, f) in calls for f in relfns)):
-            problems.append("%s: %s(), a remove() callback, does not reach board_slot_release()" % (bn, r))
+            problems.append("%s: %s(), a remove() callback, does not reach board_slot_release() or board_number_put()" % (bn, r))
 for p in problems:
     print("callsites: " + p)

@@ -28,7 +28,8 @@ COCCI = Path(__file__).with_name("callsites.cocci")
 # The helpers and their tests (the driver core's board numbers, ALSA's
 # per-card option indexes) define the API; they are not its users.
 NOT_USERS = ("drivers/base/", "sound/core/")
-API = r"devm_board_number_get\|board_slot_release\|board_slot_value\|board_slot_applies"
+API = (r"devm_board_number_get\|board_number_get\|board_number_put\|"
+       r"board_slot_release\|board_slot_value\|board_slot_applies")
 
 
 # What a user of the API defines that its driver's other files may call:
@@ -94,7 +95,7 @@ def main() -> int:
     for folder, files in dirs.items():
         problems = check(args.tree, files)
         detail = "; ".join(problems) or f"{len(files)} files: every lookup " \
-            "and the release use the number devm_board_number_get() gave"
+            "and the release use the number the board was given"
         rows.append((folder, not problems, detail))
         print(f"callsites: {'FAIL' if problems else 'PASS'}  {folder}: {detail}")
     if args.tree == tree:

@@ -69,6 +69,54 @@ static struct pci_driver foo_driver = {
 };
 """
 
+# A driver that numbers what it does not bind: tuner-simple's tuners,
+# shared by a card's analog and digital sides, numbered by hand from the
+# attach that creates one to the release of its last user.
+TUNER = """\
+#include <linux/device/board_numbers.h>
+
+#define MAX_TUNERS 64
+static unsigned int atv_input[MAX_TUNERS];
+
+DEFINE_STATIC_BOARD_NUMBERS(bar_tuners, MAX_TUNERS,
+\t\t\t    "a reload of bar with its parameters");
+
+struct bar_priv {
+\tunsigned int nr;
+\tstruct device *dev;
+};
+
+static unsigned int bar_rf_input(struct bar_priv *priv)
+{
+\treturn board_slot_value(priv->dev, &bar_tuners, priv->nr, atv_input, 0);
+}
+
+static void bar_release(struct dvb_frontend *fe)
+{
+\tstruct bar_priv *priv = fe->tuner_priv;
+\tunsigned int nr = priv->nr;
+
+\tif (!bar_put_state(priv))
+\t\tboard_number_put(&bar_tuners, nr);
+}
+
+static const struct dvb_tuner_ops bar_tuner_ops = {
+\t.release = bar_release,
+};
+
+struct dvb_frontend *bar_attach(struct dvb_frontend *fe)
+{
+\tstruct bar_priv *priv = fe->tuner_priv;
+\tint nr;
+
+\tnr = board_number_get(&bar_tuners);
+\tif (nr < 0)
+\t\treturn NULL;
+\tpriv->nr = nr;
+\tbar_rf_input(priv);
+\treturn fe;
+}
+"""
 
 class OutputTest(unittest.TestCase):
     """check() on recorded spatch output."""
@@ -84,7 +132,7 @@ class OutputTest(unittest.TestCase):
     def test_each_problem_line(self) -> None:
         out = ("init_defs_builtins: /usr/lib/coccinelle/standard.h\n"
                "callsites: foo.c:30: foo_probe() looks up foo_boards with board + 1, "
-               "not the number devm_board_number_get() gave\n"
+               "not the number the board was given\n"
                "callsites: foo_boards: no board_slot_release(): remove() never "
                "spends the slot\n")
         self.assertEqual(len(self.check(out)), 2)
@@ -126,6 +174,20 @@ class RuleTest(unittest.TestCase):
     def test_remove_without_release(self) -> None:
         broken = DRIVER.replace("\tfoo_release(np);\n", "")
         self.assertIn("a remove() callback, does not reach board_slot_release()",
+                      " ".join(self.problems(broken)))
+
+    def test_tuner_numbered_by_hand_passes(self) -> None:
+        self.assertEqual(self.problems(TUNER), [])
+
+    def test_tuner_released_with_another_number(self) -> None:
+        broken = TUNER.replace("board_number_put(&bar_tuners, nr);",
+                               "board_number_put(&bar_tuners, 0);")
+        self.assertIn("releases bar_tuners with 0", " ".join(self.problems(broken)))
+
+    def test_tuner_release_that_does_not_put(self) -> None:
+        broken = TUNER.replace("\tif (!bar_put_state(priv))\n\t\tboard_number_put(&bar_tuners, nr);\n",
+                               "\tbar_put_state(priv);\n")
+        self.assertIn("no board_slot_release() or board_number_put()",
                       " ".join(self.problems(broken)))
 
     def test_no_release_at_all(self) -> None:
