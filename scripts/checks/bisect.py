@@ -39,17 +39,27 @@ and 13), as it lacks __typeof_unqual__, which the tree's headers use for
 the checker; kbuild then turns C=1 off with a warning only. This stage
 asks checker-valid.sh first, says when sparse cannot run and why, and
 fails when kbuild turns sparse off on a tree that took it.
+
+A walk keeps the steps that passed (lib/walkcache.py), each under a key
+chained from the walk's set-up and the trees of the base and every
+prefix up to it. The next walk shares the keys of the base and of the
+patches before the first one that changed; it builds every target at
+the last of those, checks that nothing there warns that the kept steps
+had not seen (or walks from the base), and goes on from the next patch:
+a patch changed near the end of the series costs a few steps, not the
+walk. An unchanged series is not built again.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import re
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from lib import resultcache, results, toolroot
+from lib import resultcache, results, toolroot, walkcache
 from lib.common import (
     Config, Failure, config, driver_kunitconfigs, jobs, kunitconfigs, log,
     main_guard, run, series_patches
@@ -379,24 +389,73 @@ def report(name: str, failures: list[tuple[str, int, str, Counter[str]]]) -> Non
             print(f"    new ({compiler}): {warning}")
 
 
-def inputs(cfg: Config, whole: bool, clang_whole: bool, compilers: tuple[str, ...]) -> str:
-    """The digest of what the walk's results depend on
-    (lib/resultcache.py): the tree of the base and of every prefix (not
-    the commits, whose ids differ between clones), what is built and how,
-    this file and the clang root's module, the host's compilers, sparse
-    and make, and the clang root's packages when clang builds."""
-    trees = (git(cfg, "rev-parse", "base^{tree}") + "\n" +
-             git(cfg, "rev-list", "--format=%T", "--no-commit-header", "base..series"))
+def setup(cfg: Config, whole: bool, clang_whole: bool, compilers: tuple[str, ...]) -> str:
+    """The digest of what every step's result depends on but the trees
+    (lib/walkcache.py chains the trees onto it): what is built and how,
+    the files the series changes (the base's kernel-doc warnings are
+    those of these files), this file and the clang root's module, the
+    host's compilers, sparse and make, and the clang root's packages when
+    clang builds."""
     roots = [toolroot.CLANG.path / "var" / "lib" / "dpkg" / "status"] \
         if "clang" in compilers else []
     return resultcache.digest([
         "bisect", f"whole={whole} clang_whole={clang_whole}", " ".join(compilers),
-        trees, "\n".join(targets(cfg)), " ".join(config_args(cfg)),
-        *resultcache.files([Path(__file__), Path(toolroot.__file__), *roots,
+        "\n".join(targets(cfg)), " ".join(config_args(cfg)),
+        "\n".join(changed_by_series(cfg)),
+        *resultcache.files([Path(__file__), Path(toolroot.__file__),
+                            Path(walkcache.__file__), *roots,
                             *kunitconfigs(), *driver_kunitconfigs(cfg)]),
         resultcache.packages(["gcc", "gcc-12", "binutils", "make", "sparse",
                               "perl", "python3", "libelf-dev", "libssl-dev",
                               "bison", "flex"])])
+
+
+def trees(cfg: Config, commits: list[str]) -> list[str]:
+    """The trees (not the commits, whose ids differ between clones) of the
+    base and of @commits."""
+    return git(cfg, "rev-parse", *[f"{c}^{{tree}}" for c in ["base", *commits]]).split()
+
+
+def touch(cfg: Config, files: list[str]) -> None:
+    """Make @files newer than any object built from them, so that make
+    compiles them, and what includes them, again."""
+    for name in files:
+        where = src_dir(cfg) / name
+        if where.is_file():
+            os.utime(where)
+
+
+def resync(cfg: Config, commit: str, kept: walkcache.Step, compilers: tuple[str, ...],
+           clang_whole: bool) -> str:
+    """Bring the build directories to @commit, the last step @kept, before
+    the walk goes on after it: build every target there with each
+    compiler, as the walk would have left them. With --clang-whole clang's
+    last build was the base's, so the files the series changed up to
+    @commit are compiled again for it (ccache gives their warnings back).
+    Returns why the walk must start from the base instead: a build that
+    fails, or a warning that the kept steps had not seen; "" when it may
+    go on."""
+    git(cfg, "checkout", "-q", "--detach", commit)
+    if clang_whole and "clang" in compilers:
+        touch(cfg, git(cfg, "diff", "--name-only", "base", commit).splitlines())
+    for compiler, (code, found, out) in both(
+            cfg, "resync", targets(cfg), dict.fromkeys(compilers, True), False).items():
+        if code != 0:
+            return f"it does not build with {compiler} there"
+        new = new_warnings(found, kept.seen[compiler])
+        if new:
+            return (f"{compiler} warns there as the kept steps had not seen: "
+                    + "; ".join(sorted(new)[:3]))
+    return ""
+
+
+def replay(steps: list[walkcache.Step], finished: str, upto: int) -> list[results.Row]:
+    """Print what the kept walk of @finished printed for its first @upto
+    steps (the base counts as one), and give back their rows."""
+    for step in steps[:upto]:
+        for line in step.lines:
+            print(line)
+    return [step.row for step in steps[1:upto] if step.row]
 
 
 def main() -> int:
@@ -417,30 +476,6 @@ def main() -> int:
     if git(cfg, "rev-list", "--count", "base..series") != str(len(names)):
         raise Failure("branch series does not hold the series: run 'make tree'")
     compilers = ("gcc",) if args.no_clang else ("gcc", "clang")
-    key = inputs(cfg, args.whole, args.clang_whole, compilers)
-    kept = resultcache.load("bisect", key, cfg=cfg)
-    if kept:
-        kept_rows = resultcache.replay("bisect", kept)
-        results.save(cfg, "bisect", kept_rows, **kept["extra"])
-        print(f"bisect: {len(kept_rows)} passed, 0 failed")
-        return 0
-    lines: list[str] = []
-
-    def say(line: str) -> None:
-        print(line, flush=True)
-        lines.append(line)
-
-    refused = sparse_refused(cfg)
-    sparse = not refused
-    if refused:
-        say(f"bisect: sparse cannot run on this base: {refused}. Prefixes "
-            "are checked with gcc W=1, clang W=1 and kernel-doc; sparse "
-            "runs on the bases whose tree takes it.")
-    if "clang" in compilers:
-        toolroot.CLANG.ensure()
-        configure(cfg, clang=True)
-    configure(cfg)
-    original = git(cfg, "rev-parse", "series")
     # (commit, name, files it changes, targets) of each step after the base
     if args.whole:
         steps = [("series", f"the whole series ({len(names)} patches)",
@@ -459,28 +494,88 @@ def main() -> int:
             # The last prefix builds everything, as the base did.
             steps.append((commit, name, files,
                           every if index == len(names) else touched(cfg, files)))
+    keys = walkcache.chain(setup(cfg, args.whole, args.clang_whole, compilers),
+                           trees(cfg, [commit for commit, _, _, _ in steps]))
+    kept, kept_extra, finished = walkcache.load(cfg)
+    start = walkcache.shared(kept, keys)
+    # The record of the whole walk that came before this one.
+    resultcache.path("bisect", cfg).unlink(missing_ok=True)
+    if start == len(keys):
+        print(f"bisect: same inputs as the walk of {finished}, which passed: "
+              "its results follow, not run again (BOARD_NUMBERS_FRESH=1 runs it)")
+        kept_rows = replay(kept, finished, start)
+        results.save(cfg, "bisect", kept_rows, **kept_extra)
+        print(f"bisect: {len(kept_rows)} passed, 0 failed")
+        return 0
+    walked: list[walkcache.Step] = []
+    base_lines: list[str] = []
+
+    def say(line: str) -> None:
+        """Print @line and keep it with the step the walk is at."""
+        print(line, flush=True)
+        (walked[-1].lines if walked else base_lines).append(line)
+
+    refused = sparse_refused(cfg)
+    sparse = not refused
+    if refused:
+        say(f"bisect: sparse cannot run on this base: {refused}. Prefixes "
+            "are checked with gcc W=1, clang W=1 and kernel-doc; sparse "
+            "runs on the bases whose tree takes it.")
+    if "clang" in compilers:
+        toolroot.CLANG.ensure()
+        configure(cfg, clang=True)
+    configure(cfg)
+    original = git(cfg, "rev-parse", "series")
     checked = "W=1, sparse or kernel-doc" if sparse else "W=1 or kernel-doc"
     passed = failed = 0
     rows: list[results.Row] = []
+    extra = {"clang": f"clang{toolroot.LLVM} (Debian {toolroot.CLANG.suite})",
+             "sparse": refused or "on every gcc build",
+             "clang_steps": ("none (make check-full builds with clang)" if args.no_clang
+                             else "base and whole series" if args.clang_whole
+                             else "every step")}
     try:
-        git(cfg, "checkout", "-q", "--detach", "base")
-        log("building the base tree's objects with gcc (W=1" +
-            (", C=1" if sparse else "") + ")" +
-            (" and clang (W=1)" if "clang" in compilers else "") +
-            ", and running kernel-doc")
         seen: dict[str, Counter[str]] = {}
-        for compiler, (code, seen[compiler], out) in both(
-                cfg, "base", every, dict.fromkeys(compilers, True), sparse).items():
-            if code != 0:
-                raise Failure(f"the base tree does not build with {compiler}:\n" +
-                              "\n".join(out.splitlines()[-20:]))
-        seen["gcc"] += warnings(cfg, kernel_doc(cfg, changed_by_series(cfg)))
+        if start:
+            commit = "base" if start == 1 else steps[start - 2][0]
+            log(f"the base and {start - 1} prefixes have the keys of the walk of "
+                f"{finished}, which passed them: building every target at "
+                f"{'the base' if start == 1 else steps[start - 2][1]} to go on from there")
+            why = resync(cfg, commit, kept[start - 1], compilers, args.clang_whole)
+            if why:
+                log(f"walking from the base: {why}")
+                start = 0
+        if start:
+            print(f"bisect: the base and {start - 1} prefixes have the same inputs "
+                  f"as in the walk of {finished}, which passed them: their results "
+                  "follow, not built again (BOARD_NUMBERS_FRESH=1 builds them)")
+            rows = replay(kept, finished, start)
+            passed = len(rows)
+            walked = kept[:start]
+            seen = {c: Counter(w) for c, w in kept[start - 1].seen.items()}
+        else:
+            git(cfg, "checkout", "-q", "--detach", "base")
+            log("building the base tree's objects with gcc (W=1" +
+                (", C=1" if sparse else "") + ")" +
+                (" and clang (W=1)" if "clang" in compilers else "") +
+                ", and running kernel-doc")
+            for compiler, (code, seen[compiler], out) in both(
+                    cfg, "base", every, dict.fromkeys(compilers, True), sparse).items():
+                if code != 0:
+                    raise Failure(f"the base tree does not build with {compiler}:\n" +
+                                  "\n".join(out.splitlines()[-20:]))
+            seen["gcc"] += warnings(cfg, kernel_doc(cfg, changed_by_series(cfg)))
+            walked.append(walkcache.Step(keys[0], {c: Counter(w) for c, w in seen.items()},
+                                         None, base_lines))
         for index, (commit, name, files, wanted) in enumerate(steps, 1):
+            if index < start:
+                continue
             git(cfg, "checkout", "-q", "--detach", commit)
             kconfig = {"gcc": any("Kconfig" in f for f in files)}
             if "clang" in compilers and (not args.clang_whole or index == len(steps)):
                 # With --clang-whole, clang's build directory was last
-                # brought up at the base.
+                # brought up at the base (or at the step the walk went on
+                # after).
                 kconfig["clang"] = kconfig["gcc"] or args.clang_whole
             failures = []
             counts = []
@@ -493,7 +588,10 @@ def main() -> int:
                 if code != 0 or new:
                     failures.append((compiler, code, out, new))
                 seen[compiler] = seen[compiler] | found
-            rows.append((name, not failures, ", ".join(counts)))
+            row = (name, not failures, ", ".join(counts))
+            rows.append(row)
+            walked.append(walkcache.Step(keys[index], {c: Counter(w) for c, w in seen.items()},
+                                         row))
             if failures:
                 failed += 1
                 report(name, failures)
@@ -508,15 +606,10 @@ def main() -> int:
                     f"{built}; kernel-doc on {docs} files)")
     finally:
         git(cfg, "checkout", "-q", "--detach", "series")
+        walkcache.keep(cfg, walked, extra)
         if git(cfg, "rev-parse", "HEAD") != original:
             raise Failure("could not return to branch series")
-    extra = {"clang": f"clang{toolroot.LLVM} (Debian {toolroot.CLANG.suite})",
-             "sparse": refused or "on every gcc build",
-             "clang_steps": ("none (make check-full builds with clang)" if args.no_clang
-                             else "base and whole series" if args.clang_whole
-                             else "every step")}
     results.save(cfg, "bisect", rows, **extra)
-    resultcache.keep("bisect", key, rows, lines, extra, cfg=cfg)
     print(f"bisect: {passed} passed, {failed} failed")
     return 1 if failed else 0
 

@@ -41,7 +41,7 @@ CLASSES = REPO / "docs" / "probe-counters.md"
 PARAMS = r"module_param_array\|module_param_hw_array"
 # The helpers a conversion calls in probe: the driver core's board numbers,
 # ALSA's per-card option indexes.
-API = r"devm_board_number_get\|snd_devm_dev_index"
+API = r"devm_board_number_get\|board_number_get\|snd_devm_dev_index"
 # A file that may hold the counter: a static scalar at file or function
 # scope. The rule itself decides; this only spares it the files that
 # cannot.

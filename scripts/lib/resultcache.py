@@ -2,12 +2,12 @@
 """A static stage's passing result, kept with a digest of everything it
 depends on, and given back when a later run has the same digest.
 
-checkpatch and bisect are functions of their inputs: checkpatch of the
-patches, the tree's checkpatch.pl and MAINTAINERS, Debian's codespell
-and the harness's rules; bisect of the tree of the base and of every
-prefix, the drivers it builds, the compilers and its own code. When none
-of those changed since a run that passed, a second run prints the same
-lines. A warm make check on an unchanged series reuses the record, as
+checkpatch is a function of its inputs: the patches, the tree's
+checkpatch.pl and MAINTAINERS, Debian's codespell and the harness's
+rules. When none of those changed since a run that passed, a second run
+prints the same lines. Bisect keeps each step of its walk this way
+(lib/walkcache.py, on this module's digests), so that it also resumes
+after the patches that did not change. A warm make check on an unchanged series reuses the record, as
 ccache reuses an object or mypy its cache, and says so on its first
 line. A failing result is never kept; each digest covers the stage's
 own source; the records live in build/BASE/result-cache/, so a clean

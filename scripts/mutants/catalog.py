@@ -89,6 +89,12 @@ SHARED = [
                "sound/core/init.c", "\t\tset_bit(nr, indexes->skipped);\n", "\n",
                "kunit:snd-dev-index"),
     ],
+    [
+        Mutant("board-number-put-slot-kept",
+               "a board numbered by hand that goes away spends its slot",
+               BOARD_NUMBERS, "\tboard_slot_release(bn, nr);\n\tida_free(&bn->ida, nr);\n",
+               "\tida_free(&bn->ida, nr);\n", "kunit:board_numbers"),
+    ],
 ]
 
 # The drivers QEMU emulates, in guests: e2e and fault injection catch these.

@@ -53,6 +53,7 @@ SEND = "mail/send_prep.py"
 TREE = "series/tree.py"
 CHECKPATCH = "checks/checkpatch.py"
 BISECT = "checks/bisect.py"
+WALKCACHE = "lib/walkcache.py"
 RELIABILITY = "reliability/"
 
 MUTANTS: list[HarnessMutant] = [
@@ -316,6 +317,26 @@ MUTANTS: list[HarnessMutant] = [
         "if (source.is_file() and f'#include \"{name}\"'",
         "if (source.is_file() and f'#include <{name}>'",
         "a file compiled through its includer (au88x0.c) is taken as unbuilt"),
+    # lib/walkcache.py: bisect's kept steps
+    HarnessMutant(
+        "walkcache-key-not-chained", WALKCACHE,
+        'previous = resultcache.digest(["bisect-step", previous, tree])',
+        'previous = resultcache.digest(["bisect-step", setup, tree])',
+        "a prefix keeps its key when a patch before it changed: its kept result is reused"),
+    HarnessMutant(
+        "walkcache-steps-after-failure-kept", WALKCACHE,
+        "if step.row is not None and not step.row[1]:",
+        "if step.row is not None and not step.row[0]:",
+        "steps judged against a failure's warnings are kept and resumed after"),
+    HarnessMutant(
+        "walkcache-shared-past-a-change", WALKCACHE,
+        "            break\n        count += 1", "            pass\n        count += 1",
+        "a walk resumes after a step whose key changed"),
+    HarnessMutant(
+        "walkcache-fresh-ignored", WALKCACHE,
+        'if os.environ.get("BOARD_NUMBERS_FRESH"):\n        return [], {}, ""',
+        'if os.environ.get("BOARD_NUMBERS_FRESHER"):\n        return [], {}, ""',
+        "FRESH=1 no longer walks everything"),
     # checks/callsites.py
     HarnessMutant(
         "callsites-first-problem-only", "checks/callsites.py",
