@@ -449,10 +449,10 @@ def resync(cfg: Config, commit: str, kept: walkcache.Step, compilers: tuple[str,
     return ""
 
 
-def replay(steps: list[walkcache.Step], finished: str, upto: int) -> list[results.Row]:
-    """Print what the kept walk of @finished printed for its first @upto
-    steps (the base counts as one), and give back their rows."""
-    for step in steps[:upto]:
+def replay(steps: list[walkcache.Step], upto: int, lines_from: int = 0) -> list[results.Row]:
+    """Print what a kept walk printed for its first @upto @steps (the base
+    counts as one), from step @lines_from on, and give back their rows."""
+    for step in steps[lines_from:upto]:
         for line in step.lines:
             print(line)
     return [step.row for step in steps[1:upto] if step.row]
@@ -503,7 +503,7 @@ def main() -> int:
     if start == len(keys):
         print(f"bisect: same inputs as the walk of {finished}, which passed: "
               "its results follow, not run again (BOARD_NUMBERS_FRESH=1 runs it)")
-        kept_rows = replay(kept, finished, start)
+        kept_rows = replay(kept, start)
         results.save(cfg, "bisect", kept_rows, **kept_extra)
         print(f"bisect: {len(kept_rows)} passed, 0 failed")
         return 0
@@ -549,7 +549,8 @@ def main() -> int:
             print(f"bisect: the base and {start - 1} prefixes have the same inputs "
                   f"as in the walk of {finished}, which passed them: their results "
                   "follow, not built again (BOARD_NUMBERS_FRESH=1 builds them)")
-            rows = replay(kept, finished, start)
+            # Not the base's lines: this walk has said them again.
+            rows = replay(kept, start, lines_from=1)
             passed = len(rows)
             walked = kept[:start]
             seen = {c: Counter(w) for c, w in kept[start - 1].seen.items()}

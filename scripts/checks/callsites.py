@@ -28,7 +28,9 @@ COCCI = Path(__file__).with_name("callsites.cocci")
 # The helpers and their tests (the driver core's board numbers, ALSA's
 # per-card option indexes) define the API; they are not its users.
 NOT_USERS = ("drivers/base/", "sound/core/")
-API = (r"devm_board_number_get\|board_number_get\|board_number_put\|"
+# board_number_get( after a character that cannot be in a name: not
+# a driver's wrapper, such as atl1e_board_number_get().
+API = (r"devm_board_number_get\|[^_[:alnum:]]board_number_get(\|board_number_put(\|"
        r"board_slot_release\|board_slot_value\|board_slot_applies")
 
 

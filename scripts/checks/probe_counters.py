@@ -39,9 +39,11 @@ RULE = "scripts/coccinelle/api/board_numbers.cocci"
 DOCS = REPO / "docs" / "probe-counters"
 CLASSES = REPO / "docs" / "probe-counters.md"
 PARAMS = r"module_param_array\|module_param_hw_array"
-# The helpers a conversion calls in probe: the driver core's board numbers,
-# ALSA's per-card option indexes.
-API = r"devm_board_number_get\|board_number_get\|snd_devm_dev_index"
+# The helpers a conversion calls in probe: the driver core's board numbers
+# (board_number_get( after a character that cannot be in a name, so not a
+# driver's wrapper such as atl1e_board_number_get()), ALSA's per-card
+# option indexes.
+API = r"devm_board_number_get\|[^_[:alnum:]]board_number_get(\|snd_devm_dev_index"
 # A file that may hold the counter: a static scalar at file or function
 # scope. The rule itself decides; this only spares it the files that
 # cannot.
