@@ -2,16 +2,22 @@
 """Small stand-ins shared by the tests: a git tree with a branch series
 (what build/BASE/linux is to lib.results and series.tree), stage records
 as lib.results.save() writes them, a side_by_side() that runs its work
-in the calling thread, and the tally of a run (model.verdict.Tally)."""
+in the calling thread, the tally of a run (model.verdict.Tally), and a
+test case whose build directory is a fresh temporary one, for the kept
+results of lib.resultcache and lib.walkcache."""
 
 from __future__ import annotations
 
 import json
 import os
 import subprocess
+import tempfile
+import unittest
 from pathlib import Path
+from unittest import mock
 from typing import Any, Callable, TypeVar
 
+from lib.common import config
 from model.check import Probe
 from model.model import DRIVERS
 from model.verdict import Tally
@@ -164,3 +170,17 @@ class Boards:
                 f"driver={self.spec.name} bus={pci} tx={values['tx']} "
                 f"rx={values['rx']} rx_usecs={values['rx_usecs']} autoneg=1 "
                 "advertising=0x2f speed=-1 duplex=255 up=0")
+
+
+class KeptResultsCase(unittest.TestCase):
+    """A case with a build directory of its own (self.cfg, on 7.3) and
+    BOARD_NUMBERS_FRESH unset, whatever the run's environment says."""
+
+    def setUp(self) -> None:
+        self.dir = tempfile.TemporaryDirectory()
+        self.addCleanup(self.dir.cleanup)
+        self.cfg = config("7.3", {"BOARD_NUMBERS_BUILD": self.dir.name})
+        fresh = mock.patch.dict(os.environ)
+        fresh.start()
+        self.addCleanup(fresh.stop)
+        os.environ.pop("BOARD_NUMBERS_FRESH", None)

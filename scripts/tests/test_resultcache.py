@@ -7,28 +7,17 @@ from __future__ import annotations
 import contextlib
 import io
 import os
-import tempfile
 import unittest
 from pathlib import Path
-from unittest import mock
 
 from lib import resultcache
-from lib.common import config
+from tests import fakes
 
 ROWS = [("0001-a.patch", True, "0 accepted findings"),
         ("0002-b.patch", True, "1 accepted findings")]
 
 
-class ResultCacheTest(unittest.TestCase):
-    def setUp(self) -> None:
-        self.dir = tempfile.TemporaryDirectory()
-        self.addCleanup(self.dir.cleanup)
-        self.cfg = config("7.3", {"BOARD_NUMBERS_BUILD": self.dir.name})
-        fresh = mock.patch.dict(os.environ)
-        fresh.start()
-        self.addCleanup(fresh.stop)
-        os.environ.pop("BOARD_NUMBERS_FRESH", None)
-
+class ResultCacheTest(fakes.KeptResultsCase):
     def test_same_key_gives_the_rows_and_lines_back(self) -> None:
         resultcache.keep("checkpatch", "k1", ROWS, ["checkpatch: PASS  0001-a.patch"],
                          {"sparse": "on every gcc build"}, cfg=self.cfg)

@@ -7,13 +7,11 @@ BOARD_NUMBERS_FRESH walks everything."""
 from __future__ import annotations
 
 import os
-import tempfile
 import unittest
 from collections import Counter
-from unittest import mock
 
 from lib import walkcache
-from lib.common import config
+from tests import fakes
 
 TREES = ["base-tree", "tree-1", "tree-2", "tree-3"]
 OLD = "drivers/net/ethernet/dec/tulip/tulip_core.c: warning: unused"
@@ -58,15 +56,9 @@ class ChainTest(unittest.TestCase):
         self.assertEqual(walkcache.shared(kept, changed), 3)
 
 
-class KeepTest(unittest.TestCase):
+class KeepTest(fakes.KeptResultsCase):
     def setUp(self) -> None:
-        self.dir = tempfile.TemporaryDirectory()
-        self.addCleanup(self.dir.cleanup)
-        self.cfg = config("7.3", {"BOARD_NUMBERS_BUILD": self.dir.name})
-        fresh = mock.patch.dict(os.environ)
-        fresh.start()
-        self.addCleanup(fresh.stop)
-        os.environ.pop("BOARD_NUMBERS_FRESH", None)
+        super().setUp()
         self.keys = walkcache.chain("setup", TREES)
 
     def test_round_trip(self) -> None:
