@@ -1,17 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 // The call sites of board numbers (drivers/base/board_numbers.c), checked
 // in a converted driver: the number devm_board_number_get() returned is
-// the one, and the only one, that every board_slot_value() and
-// board_slot_applies() of the same board numbers looks up, and that
-// board_slot_release() spends, from the driver's remove() callback. A
-// driver that numbers what it does not bind (tuner-simple's shared tuners)
-// takes the number with board_number_get() and spends it with
-// board_number_put(), from its release callback.
+// the one, and the only one, that every board_slot_value(),
+// board_param_applies() and board_slot_applies() of the same board
+// numbers looks up. A driver that numbers what it does not bind
+// (tuner-simple's shared tuners, 3c59x's Compaq board) takes the number
+// with board_number_get() and gives that number back with
+// board_number_put().
 //
 // Facts are collected per match and judged in the finalize rule, over
 // all the files of one driver given to one spatch run, in an order where
 // the files that define the driver's wrappers of devm_board_number_get()
-// and its calls of board_slot_release() come first. checks/callsites.py
+// and its calls of board_number_put() come first. checks/callsites.py
 // runs it; it prints one "callsites:" line per problem and none when the
 // driver is right.
 //
@@ -23,19 +23,18 @@ virtual report
 @initialize:python@
 @@
 import re
-gets = []      # (board numbers, function, variable, file)
+gets = []      # (board numbers, function, variable, file, by hand)
 stores = []    # (function, field, value)
 aliases = []   # (function, variable, field)
 lookups = []   # (board numbers, function, number, file, line)
-releases = []  # (board numbers, function, number)
+releases = []  # (board numbers, function, number): board_number_put()
 params = {}    # function: {index: parameter name}
 callargs = []  # (caller, callee, call site, index, argument)
-removes = set()  # (remove() callback, file)
-calls = set()  # (caller, callee)
 wrappers = set()
+statics = set()  # static variables of the files
 
 def is_wrapper(name):
-    return any(w == name for w, bn in wrappers)
+    return any(w == name for w, bn, hand in wrappers)
 
 def is_releaser(name):
     return any(fn == name for b, fn, e in releases)
@@ -64,18 +63,31 @@ return devm_board_number_get(D, &BN);
 w << wrap.W;
 bn << wrap.BN;
 @@
-wrappers.add((w, bn))
+wrappers.add((w, bn, False))
+
+// The same for a number taken by hand (tuner-simple's simple_tuner_number()).
+@wraphand@
+identifier W, BN;
+expression E;
+@@
+W(...) {
+<+...
+return board_number_get(&BN, E);
+...+>
+}
+
+@script:python@
+w << wraphand.W;
+bn << wraphand.BN;
+@@
+wrappers.add((w, bn, True))
 
 @get@
 expression N, D;
 identifier BN;
 position p;
 @@
-(
 N = devm_board_number_get@p(D, &BN)
-|
-N = board_number_get@p(&BN)
-)
 
 @script:python@
 n << get.N;
@@ -83,7 +95,37 @@ bn << get.BN;
 p << get.p;
 @@
 fn, fl, ln = where(p)
-gets.append((bn, fn, n, fl))
+gets.append((bn, fn, n, fl, False))
+
+@byhand@
+expression N, E;
+identifier BN;
+position p;
+@@
+N = board_number_get@p(&BN, E)
+
+@script:python@
+n << byhand.N;
+bn << byhand.BN;
+p << byhand.p;
+@@
+fn, fl, ln = where(p)
+gets.append((bn, fn, n, fl, True))
+
+// A number taken by hand for the module's lifetime may be kept in a
+// static variable of the file (3c59x's Compaq board), read where it is
+// given back.
+@staticvar@
+type T;
+identifier G;
+expression E;
+@@
+static T G = E;
+
+@script:python@
+g << staticvar.G;
+@@
+statics.add(g)
 
 @getcall@
 expression N;
@@ -97,10 +139,10 @@ n << getcall.N;
 w << getcall.W;
 p << getcall.p;
 @@
-for wr, bn in list(wrappers):
+for wr, bn, hand in list(wrappers):
     if wr == w:
         fn, fl, ln = where(p)
-        gets.append((bn, fn, n, fl))
+        gets.append((bn, fn, n, fl, hand))
 
 @store@
 expression X, V;
@@ -147,6 +189,8 @@ position p;
 (
 board_slot_value@p(D, &BN, E, ...)
 |
+board_param_applies@p(D, &BN, E, ...)
+|
 board_slot_applies@p(D, &BN, E, ...)
 )
 
@@ -163,11 +207,7 @@ expression E;
 identifier BN;
 position p;
 @@
-(
-board_slot_release@p(&BN, E)
-|
 board_number_put@p(&BN, E)
-)
 
 @script:python@
 bn << release.BN;
@@ -211,60 +251,14 @@ p << fcall.p;
 @@
 callargs.append((where(p)[0], f, p[0].line + ":" + p[0].column, int(n), a))
 
-@remove@
-identifier drv, R;
-position p;
-@@
-(
-struct \(pci_driver\|platform_driver\) drv = {
-	.remove = R@p,
-};
-|
-struct usb_driver drv = {
-	.disconnect = R@p,
-};
-|
-struct eisa_driver drv = {
-	.driver = {
-		.remove = R@p,
-	},
-};
-|
-const struct dvb_tuner_ops drv = {
-	.release = R@p,
-};
-)
-
-@script:python@
-r << remove.R;
-p << remove.p;
-@@
-removes.add((r, p[0].file))
-
-@call@
-identifier caller;
-identifier callee : script:python() { is_releaser(callee) };
-@@
-caller(...) {
-<+...
-callee(...)
-...+>
-}
-
-@script:python@
-a << call.caller;
-b << call.callee;
-@@
-calls.add((a, b))
-
 @finalize:python@
 @@
 # An upper-case constant passed for the number: a deliberate "no slot".
 NO_SLOT = re.compile(r"[A-Z][A-Z0-9_]*")
 problems = []
 for bn in sorted({g[0] for g in gets} | {l[0] for l in lookups} | {r[0] for r in releases}):
-    mine = [(fn, n) for b, fn, n, fl in gets if b == bn]
-    probe_files = {fl for b, fn, n, fl in gets if b == bn}
+    mine = [(fn, n) for b, fn, n, fl, h in gets if b == bn]
+    probe_files = {fl for b, fn, n, fl, h in gets if b == bn and h}
     if not mine:
         problems.append("%s: looked up or released, but no number is taken with devm_board_number_get() or board_number_get()" % bn)
         continue
@@ -276,9 +270,11 @@ for bn in sorted({g[0] for g in gets} | {l[0] for l in lookups} | {r[0] for r in
     fields = {m.group(1) for fn, n in mine
               for m in [re.search(r"(?:->|\.)\s*(\w+)$", n)] if m}
 
+    byhand = {n for b, fn, n, fl, h in gets if b == bn and h}
+
     def ok(fn, e):
         e = e.strip()
-        if (fn, e) in held:
+        if (fn, e) in held or (e in byhand and e in statics):
             return True
         m = re.fullmatch(r"(.*?)(?:->|\.)\s*(\w+)", e)
         if not m or m.group(2) not in fields:
@@ -310,15 +306,9 @@ for bn in sorted({g[0] for g in gets} | {l[0] for l in lookups} | {r[0] for r in
     for fn, e in rel:
         if not ok(fn, e):
             problems.append("%s() releases %s with %s, not the board's number" % (fn, bn, e))
-    relfns = {fn for fn, e in rel}
-    # Every remove() of a driver that takes this number must spend it.
-    mine_removes = sorted(r for r, fl in removes if fl in probe_files)
-    if not rel:
-        problems.append("%s: no board_slot_release() or board_number_put(): remove() never spends the slot" % bn)
-    elif not mine_removes:
-        problems.append("%s: no remove() callback found beside the probe that takes the number" % bn)
-    for r in mine_removes:
-        if rel and not (r in relfns or any((r, f) in calls for f in relfns)):
-            problems.append("%s: %s(), a remove() callback, does not reach board_slot_release() or board_number_put()" % (bn, r))
+    # A number taken by hand is given back by hand: devres gives the
+    # others back.
+    if probe_files and not rel:
+        problems.append("%s: no board_number_put(): a number taken with board_number_get() is never given back" % bn)
 for p in problems:
     print("callsites: " + p)

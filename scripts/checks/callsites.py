@@ -5,11 +5,12 @@
 
 A driver converted to board numbers (drivers/base/board_numbers.c) must
 pass the number devm_board_number_get() gave it, and no other, to each
-board_slot_value() and board_slot_applies() of the same board numbers,
-and spend it with board_slot_release() reached from its remove()
-callback. For the NICs QEMU cannot emulate nothing else in the gate sees
-a probe that looks up the wrong slot or a remove() that skips the
-release; callsites.cocci (Coccinelle, Debian's coccinelle package, run as
+board_slot_value(), board_param_applies() and board_slot_applies() of
+the same board numbers; a number taken by hand with board_number_get()
+must be given back, that number, with board_number_put(). For the NICs
+QEMU cannot emulate nothing else in the gate sees a probe that looks up
+the wrong slot or a number taken by hand and never given back;
+callsites.cocci (Coccinelle, Debian's coccinelle package, run as
 make coccicheck runs a report) checks that flow in every driver
 directory of the tree that uses the API, one spatch run per directory.
 One case per directory; a directory with a problem fails, naming it.
@@ -31,12 +32,12 @@ NOT_USERS = ("drivers/base/", "sound/core/")
 # board_number_get( after a character that cannot be in a name: not
 # a driver's wrapper, such as atl1e_board_number_get().
 API = (r"devm_board_number_get\|[^_[:alnum:]]board_number_get(\|board_number_put(\|"
-       r"board_slot_release\|board_slot_value\|board_slot_applies")
+       r"board_param_applies\|board_slot_value\|board_slot_applies")
 
 
 # What a user of the API defines that its driver's other files may call:
 # its board numbers and its functions that are not static (e1000's
-# e1000_get_board_number() and e1000_release_slot()).
+# e1000_get_board_number()).
 DEFINED = re.compile(r"^DEFINE_STATIC_BOARD_NUMBERS\((\w+)|^(?!static\b)[a-z][\w \t*]*?\b(\w+)\(",
                      re.M)
 
@@ -97,7 +98,7 @@ def main() -> int:
     for folder, files in dirs.items():
         problems = check(args.tree, files)
         detail = "; ".join(problems) or f"{len(files)} files: every lookup " \
-            "and the release use the number the board was given"
+            "uses the number the board was given"
         rows.append((folder, not problems, detail))
         print(f"callsites: {'FAIL' if problems else 'PASS'}  {folder}: {detail}")
     if args.tree == tree:

@@ -37,7 +37,7 @@ from guest.machine import Guest
 from guest.session import Kernel, boot, side_by_side
 from lib import results
 from lib.common import Config, Failure, config, log, main_guard
-from model.check import Probe, check
+from model.check import Probe, check, logged_number
 from model.model import BOARD_NUMBER_DYNDBG, DRIVERS, Model
 from model.verdict import Tally, Verdict, pair
 
@@ -75,16 +75,20 @@ def cmdline() -> list[str]:
 
 
 def probe(guest: Guest, model: Model, op: Op, cycle: int) -> Probe:
-    """Hot-add one NIC and check what it got against the model."""
+    """Hot-add one NIC and check what it got against the model, which
+    knows the board by its place on the bus (Op.board)."""
     spec = DRIVERS[op.driver]
-    expected = model.add(op.driver, op.device)
+    expected = model.add(op.driver, op.board)
     added = hotplug.add(guest, spec.device, op.device, PROBED, TIMEOUT,
                         bus=op.bus, addr=hex(op.addr))
     m = added.match
     if m.group(1):
         # The NIC is there but its probe failed (a bridge window too small
-        # for its BARs): the driver took no number, so none is used up.
-        model.forget(op.driver, op.device)
+        # for its BARs): its number is free again, and the board owns it
+        # if it was the first to take it (the number its "board number"
+        # line gives, or the model's).
+        took = logged_number(op.driver, m.group(1), added.lines)
+        model.forget(op.driver, op.board, took)
         return Probe(cycle, op.driver, op.device, m.group(1), -1, None, {}, {},
                      False, added.seconds, failed=int(m.group(2)))
     return check(op.driver, op.device, expected, agent.parse_add(m.group(0)) or {},
@@ -94,7 +98,7 @@ def probe(guest: Guest, model: Model, op: Op, cycle: int) -> Probe:
 def unplug(guest: Guest, model: Model, op: Op) -> float:
     """Hot-remove one NIC, until the agent saw it go; the seconds it took."""
     removed = hotplug.remove(guest, op.device, TIMEOUT)
-    model.remove(op.driver, op.device)
+    model.remove(op.driver, op.board)
     return removed.seconds
 
 
@@ -120,7 +124,7 @@ def run(scenario: Scenario, kernel: Kernel) -> Tally:
                 p = probe(guest, model, op, cycle)
                 tally.probes.append(p)
                 mark = (f"VIOLATION {p.violation}" if p.violation else
-                        f"probe failed ({p.failed}), no number taken" if p.failed
+                        f"probe failed ({p.failed}), its number free" if p.failed
                         else "ok")
                 print(f"  {scenario.name} {flavour:7} cycle {cycle:3} {op.driver:8} "
                       f"{p.pci} board {p.number} (model {p.expected_number}) "

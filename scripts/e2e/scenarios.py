@@ -1,9 +1,13 @@
 # SPDX-License-Identifier: GPL-2.0
 """The hot-plug scenarios: sequences of device_add and device_del.
 
-Every NIC sits on pci.0 (ACPI hot-plug on i440fx) at a fixed slot, and has
-no network backend, so nothing it sends leaves QEMU. Op.driver names the
-kernel driver; model.model.DRIVERS says which QEMU device model it drives.
+Every NIC sits on pci.0 (ACPI hot-plug on i440fx) or behind a bridge at a
+fixed slot, and has no network backend, so nothing it sends leaves QEMU.
+Op.driver names the kernel driver; model.model.DRIVERS says which QEMU
+device model it drives. The kernel knows a board again by its place on
+the bus (Op.board), whatever device id it was added under: the first board
+to take a number owns its slot, and gets the slot's values back on every
+re-add.
 """
 
 from __future__ import annotations
@@ -20,6 +24,12 @@ class Op:
     addr: int  # slot on the bus
     bus: str = "pci.0"
 
+    @property
+    def board(self) -> str:
+        """Who the board is to the kernel, and so to the model: its place
+        on the bus (matrix() re-plugs a slot under another device id)."""
+        return f"{self.bus}:{self.addr:#x}"
+
 
 @dataclass(frozen=True)
 class Scenario:
@@ -33,10 +43,11 @@ class Scenario:
     qemu_args: tuple[str, ...] = ()
 
 
-def replug(driver: str, cycles: int) -> list[Op]:
+def replug(driver: str, cycles: int, addr: int = 3) -> list[Op]:
+    """One NIC, device id "nic", hot-added and removed at slot @addr."""
     ops = []
     for _ in range(cycles):
-        ops += [Op(True, driver, "nic", 3), Op(False, driver, "nic", 3)]
+        ops += [Op(True, driver, "nic", addr), Op(False, driver, "nic", addr)]
     return ops
 
 
@@ -62,10 +73,11 @@ def crowd() -> tuple[list[Op], tuple[str, ...]]:
 
     pci.0 takes 27 NICs (slots 3-29), br1 five and br2 eight. A bridge's
     2 MiB memory window holds six e1000 (128 KiB BARs, aligned), so the
-    last two on br2 fail their probe with -EIO, which must not cost a
-    number: 38 NICs work at once. Then boards 3, 10, 20 and 26 are removed
-    and re-added, and must get their numbers back, with defaults since
-    their slots were reset.
+    last two on br2 fail their probe with -EIO, which must not keep the
+    number they took (38, which has no slot to own): 38 NICs work at once.
+    Then boards 3, 10, 20 and 26 are removed and re-added at the same
+    addresses, and must get their numbers back, and with them the values
+    of the slots they own.
     """
     bridges = ("-device", "pci-bridge,id=br1,chassis_nr=1,bus=pci.0,addr=0x1e",
                "-device", "pci-bridge,id=br2,chassis_nr=2,bus=pci.0,addr=0x1f")
@@ -83,27 +95,35 @@ def matrix(driver: str, seed: int, start: int = 6, width: int = 10,
     """One driver's board numbers over more than four times its 8 slots.
 
     @start NICs first; then, @churn times, a seeded random one of @width
-    slots is hot-added, after a hot-remove if it holds a NIC: numbers are
-    freed and retaken in mixed order, fresh numbers keep their slot's
-    values, and with all @width present boards 8 and 9 have no slot.
-    Then all go, and one NIC is re-plugged @replugs times.
-    6 + 28 + 8 = 42 hot-adds.
+    bus slots is hot-added, after a hot-remove if it holds a NIC. The
+    first 8 NICs to take a number own its slot: each gets its number back,
+    with its values, on every re-add. The other @width - 8 own none; they
+    join with the 8 owners present, and take 8 and 9, which have no slot.
+    Then all go, and the last NIC to join, which owns no slot, is
+    re-plugged @replugs times (under another device id, "nic"): with every
+    owner gone it takes board 0 each time, a number another board owns,
+    and gets only the values given alike for every slot (pcnet32's
+    full_duplex), defaults for the others and the driver's word for each
+    one it ignores. 6 + 28 + 8 = 42 hot-adds.
     """
     rng = random.Random(seed)
     present = set(range(3, 3 + start))
+    joined = sorted(present)  # bus slots, in the order their NICs first came
     ops = [Op(True, driver, f"nic{a}", a) for a in sorted(present)]
     most = len(present)
     for _ in range(churn):
         a = rng.randrange(3, 3 + width)
         if a in present:
             ops.append(Op(False, driver, f"nic{a}", a))
+        elif a not in joined:
+            joined.append(a)
         present.add(a)
         most = max(most, len(present))
         ops.append(Op(True, driver, f"nic{a}", a))
     if most < width:
         raise ValueError(f"seed {seed} never has {width} NICs present")
     ops += [Op(False, driver, f"nic{a}", a) for a in sorted(present)]
-    return ops + replug(driver, replugs)
+    return ops + replug(driver, replugs, joined[-1])
 
 
 SEED = 20041917  # the seed report's date, 2004-09-17, reused as a seed

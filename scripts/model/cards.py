@@ -16,8 +16,9 @@ keeps with its probed_devs bitmap):
 - a card goes away, or its probe fails: its index is free again;
 - every index taken (SNDRV_CARDS present): no card.
 
-Unlike the network drivers' board numbers, nothing is spent: ALSA's
-index= pins a card number, and a re-plugged card is meant to get it back.
+Unlike the network drivers' board numbers, no index has an owner: the
+options at an index apply to whichever card takes it. ALSA's index= pins
+a card number, and a re-plugged card is meant to get it back.
 """
 
 from __future__ import annotations

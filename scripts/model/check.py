@@ -17,10 +17,21 @@ from dataclasses import dataclass
 from model.model import DRIVERS, Expected, Seen
 
 
-# What a board that takes a spent slot's number is told, once per probe
+# What a board on a number another board owns says of each parameter given
+# for that board that it ignores, once per parameter per probe
 # (drivers/base/board_numbers.c).
-SPENT = (r"using defaults: the module parameters given for board \d+ were for"
-         r" a board that went away")
+IGNORED = r"ignoring \S+ for board \d+: given for the board that had the number first"
+
+
+def logged_number(driver: str, pci: str, lines: list[str]) -> int | None:
+    """The last "board number N" the driver core logged for @pci (the
+    patched kernel, with BOARD_NUMBER_DYNDBG), if any."""
+    logged = None
+    for line in lines:
+        hit = re.search(rf"{re.escape(DRIVERS[driver].name)} {re.escape(pci)}: "
+                        r"board number (\d+)", line)
+        logged = int(hit.group(1)) if hit else logged
+    return logged
 
 
 @dataclass
@@ -36,7 +47,7 @@ class Probe:
     warned: bool
     seconds: float
     violation: str = ""
-    told: bool = False  # said that a spent slot gives it defaults
+    told: bool = False  # said it ignores a parameter given for the number's owner
     failed: int = 0  # the probe's error code, when it failed
 
 
@@ -48,17 +59,15 @@ def check(driver: str, device: str, expected: Expected,
     pci = str(fields.get("bus", "?"))
     seen = Seen(fields, lines, pci)
     observed = spec.values(seen)
-    logged = warned_number = None
+    logged = logged_number(driver, pci, lines)
+    warned_number = None
     warning = (re.escape(spec.warning).replace(re.escape("{number}"), r"(\d+)")
                if spec.warning else None)
     for line in lines:
-        hit = re.search(rf"{re.escape(spec.name)} {re.escape(pci)}: board number (\d+)",
-                        line)
-        logged = int(hit.group(1)) if hit else logged
         hit = (re.search(rf"{re.escape(spec.name)} {re.escape(pci)}: " + warning, line)
                if warning else None)
         warned_number = int(hit.group(1)) if hit else warned_number
-    told = any(re.search(rf"{re.escape(spec.name)} {re.escape(pci)}: {SPENT}", line)
+    told = any(re.search(rf"{re.escape(spec.name)} {re.escape(pci)}: {IGNORED}", line)
                for line in lines)
     number = logged if logged is not None else warned_number
     if number is None and spec.number:
@@ -78,6 +87,6 @@ def check(driver: str, device: str, expected: Expected,
         result.violation = (f"warning {'printed' if result.warned else 'missing'}"
                             f" for board {expected.number}")
     elif expected.told is not None and told != expected.told:
-        result.violation = (f"spent-slot message {'printed' if told else 'missing'}"
+        result.violation = (f"ignored-parameter message {'printed' if told else 'missing'}"
                             f" for board {expected.number}")
     return result

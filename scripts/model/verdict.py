@@ -55,7 +55,7 @@ class Tally:
 
     def cycle_seconds(self) -> float | None:
         """Mean hot-add plus mean hot-remove: a cycle, whatever the order;
-        None without both. A probe that failed took no number and is not
+        None without both. A probe that failed kept no number and is not
         a hot-add that counts."""
         adds = [p.seconds for p in self.probes if not p.failed]
         if not adds or not self.removals:

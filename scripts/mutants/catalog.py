@@ -69,61 +69,87 @@ def skip(line: str) -> tuple[str, str]:
     return f"\t{line}\n", "\n"
 
 
+# The rule of v3, which v4 replaced: every board that takes a number after
+# its first board is treated as another board, so a board that comes back
+# gets defaults. A mutant of the shared code that the KUnit suite and the
+# e2e re-plug scenario both catch.
+OWNER = ("\t*first = !bn->owner[nr];\n\tif (*first)\n"
+         "\t\tWRITE_ONCE(bn->owner[nr], id);\n"
+         "\tassign_bit(nr, bn->foreign, bn->owner[nr] != id);\n")
+RETAKEN = ("\t*first = !bn->owner[nr];\n"
+           "\tassign_bit(nr, bn->foreign, !*first);\n"
+           "\tWRITE_ONCE(bn->owner[nr], id);\n")
+
 # The shared code, once: KUnit's suites catch these.
 SHARED = [
     [
         Mutant("devm_ida-never-freed", "a number comes back when its board goes",
                "drivers/base/devres.c", "\tida_free(state->ida, state->id);\n", "\n",
                "kunit:devm_ida"),
-        Mutant("board-slot-spent-applies",
-               "a slot spent by a board that went away reads as not given",
-               BOARD_NUMBERS, "\tif (!test_bit(nr, bn->released))\n\t\treturn true;\n",
-               "\treturn true;\n", "kunit:board_numbers"),
+        Mutant("board-other-board-gets-values",
+               "a board on another board's number gets defaults",
+               BOARD_NUMBERS,
+               "\tif (!test_bit(nr, bn->foreign) ||\n"
+               "\t    board_values_alike(values, count, size))\n",
+               "\tif (true)\n", "kunit:board_numbers"),
     ],
     [
-        Mutant("board-slot-never-told", "a board on a spent slot is told so",
-               BOARD_NUMBERS, "\tif (!test_and_set_bit(nr, bn->told))\n",
-               "\tif (false)\n", "kunit:board_numbers"),
+        Mutant("board-own-number-not-taken",
+               "a board that comes back takes its own number again",
+               BOARD_NUMBERS, "\tif (mine >= 0) {\n", "\tif (false) {\n",
+               "kunit:board_numbers"),
         Mutant("snd-dev-index-enable-off-reused",
                "ALSA: an index whose enable is off is passed over by later cards",
                "sound/core/init.c", "\t\tset_bit(nr, indexes->skipped);\n", "\n",
                "kunit:snd-dev-index"),
     ],
     [
-        Mutant("board-number-put-slot-kept",
-               "a board numbered by hand that goes away spends its slot",
-               BOARD_NUMBERS, "\tboard_slot_release(bn, nr);\n\tida_free(&bn->ida, nr);\n",
-               "\tida_free(&bn->ida, nr);\n", "kunit:board_numbers"),
+        Mutant("board-retaken-gets-defaults",
+               "the same board back gets the values it had (v3's rule undone)",
+               BOARD_NUMBERS, OWNER, RETAKEN, "kunit:board_numbers"),
+    ],
+    [
+        Mutant("board-alike-ignored",
+               "a value given alike for every board applies to any board",
+               BOARD_NUMBERS, "\tif (count < 2)\n", "\tif (count < 2 || true)\n",
+               "kunit:board_numbers"),
+    ],
+    [
+        Mutant("board-never-told", "the driver says which parameter it ignored",
+               BOARD_NUMBERS, "\tif (bn->told[nr] != values) {\n", "\tif (false) {\n",
+               "kunit:board_numbers"),
+    ],
+    [
+        Mutant("board-number-put-kept",
+               "a number taken by hand comes back when its board goes",
+               BOARD_NUMBERS, "\tida_free(&bn->ida, nr);\n", "\n",
+               "kunit:board_numbers"),
     ],
 ]
 
-# The drivers QEMU emulates, in guests: e2e and fault injection catch these.
+# The drivers QEMU emulates, in guests: e2e catches these.
 GUESTS = [
     [
         Mutant("e1000-counter", "the lowest free number", E1000,
                *counter("e1000_get_board_number"), "e2e:a"),
         Mutant("e1000e-counter", "the lowest free number", E1000E,
                *counter("e1000e_get_board_number"), "e2e:b"),
-        Mutant("pcnet32-release-skipped", "a board that went away leaves defaults",
-               f"{ETH}/amd/pcnet32.c",
-               *skip("board_slot_release(&pcnet32_boards, lp->board);"), "e2e:e"),
     ],
     [
-        Mutant("e1000-release-skipped", "a board that went away leaves defaults",
-               E1000, *skip("e1000_release_slot(adapter);"), "e2e:a"),
-        Mutant("e1000e-release-skipped", "a board that went away leaves defaults",
-               E1000E, *skip("e1000e_release_slot(adapter);"), "e2e:b"),
-        Mutant("tulip-release-skipped", "a board that went away leaves defaults",
-               f"{ETH}/dec/tulip/tulip_core.c",
-               *skip("board_slot_release(&tulip_boards, tp->board);"), "e2e:f"),
+        Mutant("board-retaken-gets-defaults-e2e",
+               "the same board back gets the values it had (v3's rule undone)",
+               BOARD_NUMBERS, OWNER, RETAKEN, "e2e:a"),
     ],
     [
-        Mutant("e1000-release-after-failed-probe",
-               "a failed probe leaves the slot as it was", E1000,
-               "err_sw_init:\n", "err_sw_init:\n\te1000_release_slot(adapter);\n",
-               "faults:e1000"),
-        Mutant("board-slot-message-dropped", "a board on a spent slot is told so",
-               BOARD_NUMBERS, "\t\tdev_info(dev, ", "\t\tdev_dbg(dev, ", "e2e:a"),
+        Mutant("board-slot-message-dropped",
+               "the driver says which parameter it ignored",
+               BOARD_NUMBERS, "\t\tdev_info(dev, ", "\t\tdev_dbg(dev, ", "e2e:f"),
+    ],
+    [
+        Mutant("board-alike-ignored-e2e",
+               "a value given alike for every board applies to any board",
+               BOARD_NUMBERS, "\tif (count < 2)\n", "\tif (count < 2 || true)\n",
+               "e2e:e"),
     ],
 ]
 
@@ -134,37 +160,23 @@ BATCHES: list[list[Mutant]] = SHARED + GUESTS
 # them, as it must for the drivers no guest runs.
 # A lookup up to the argument after the number, which tells lookups of
 # one slot apart.
-LOOKUP = re.compile(r"board_slot_(?:value|applies)\([^;]*?&(?P<bn>\w+),\s*"
+LOOKUP = re.compile(r"board_(?:slot_value|slot_applies|param_applies)\([^;]*?&(?P<bn>\w+),\s*"
                     r"(?P<nr>[^,;]+?)\s*,\s*[^,;()]+")
-RELEASE = re.compile(r"^[\t ]+board_slot_release\(&(?P<bn>\w+),[^;]*\);\n", re.M)
+PUT = re.compile(r"board_number_put\(&(?P<bn>\w+),[^;]*\);")
 DEFINE = re.compile(r"^DEFINE_STATIC_BOARD_NUMBERS\((\w+),", re.M)
-REMOVE = re.compile(r"\.remove\s*=\s*(\w+)")
-FUNCTION = re.compile(r"^\w[^\n;]*?\b(\w+)\([^;{]*?\)\s*\{", re.M | re.S)
 
 
 def unique(text: str, piece: str) -> bool:
     return text.count(piece) == 1
 
 
-def without_line(text: str, start: int, end: int) -> tuple[str, str]:
-    """(old, new): the line text[start:end] and as many lines before it
-    as make it occur once in @text, and the same without that line (two
-    remove() callbacks may release with the same line)."""
-    first = start
-    while not unique(text, text[first:end]) and first > 0:
-        first = text.rfind("\n", 0, first - 1) + 1
-    return text[first:end], text[first:start]
-
-
 def callsite_mutants(tree: Path, folders: dict[str, list[str]]) -> list[Mutant]:
     """For each struct board_numbers a driver defines: its first lookup
-    given the board's number plus one, and its remove() without the
-    release (the release line itself when remove() holds it, or else the
-    call of the driver's function that holds it)."""
+    given the board's number plus one, and, where the driver numbers a
+    board by hand, its first board_number_put() given number 0."""
     mutants = []
     for folder, files in folders.items():
         texts = {f: (tree / f).read_text() for f in files}
-        removes = {r for t in texts.values() for r in REMOVE.findall(t)}
         for path, text in texts.items():
             for bn in DEFINE.findall(text):
                 catcher = f"callsites:{folder}"
@@ -178,28 +190,14 @@ def callsite_mutants(tree: Path, folders: dict[str, list[str]]) -> list[Mutant]:
                         f"{bn}-lookup-wrong-number",
                         "probe looks its slot up with the number it was given", f,
                         old, f"{old[:start]}{old[start:end]} + 1{old[end:]}", catcher))
-                release = next(((f, m) for f, t in texts.items() for m in RELEASE.finditer(t)
-                                if m["bn"] == bn), None)
-                if not release:
-                    continue
-                f, m = release
-                holder = [h[1] for h in FUNCTION.finditer(texts[f]) if h.start() < m.start()]
-                holder_name = holder[-1] if holder else ""
-                if holder_name in removes or not holder_name:
-                    mutants.append(Mutant(f"{bn}-release-skipped",
-                                          "remove() spends the board's slot", f,
-                                          *without_line(texts[f], m.start(), m.end()),
-                                          catcher))
-                    continue
-                call = re.compile(rf"^\t+{holder_name}\([^;]*\);\n", re.M)
-                sites = [(g, c) for g, t in texts.items() for c in call.finditer(t)]
-                # Called from one place only: that call goes; from several
-                # (a PCI and a platform remove()), the release itself.
-                g, c = sites[0] if len(sites) == 1 else (f, m)
-                mutants.append(Mutant(f"{bn}-release-skipped",
-                                      "remove() spends the board's slot", g,
-                                      *without_line(texts[g], c.start(), c.end()),
-                                      catcher))
+                put = next(((f, m) for f, t in texts.items() for m in PUT.finditer(t)
+                            if m["bn"] == bn and unique(t, m.group(0))), None)
+                if put:
+                    f, m = put
+                    mutants.append(Mutant(
+                        f"{bn}-put-wrong-number",
+                        "a number taken by hand is given back, that number", f,
+                        m.group(0), f"board_number_put(&{bn}, 0);", catcher))
     return mutants
 
 

@@ -147,25 +147,44 @@ MUTANTS: list[HarnessMutant] = [
     # model/model.py
     HarnessMutant(
         "model-numbers-start-at-one", MODEL,
-        "range(len(used) + 1) if n not in used", "range(1, len(used) + 2) if n not in used",
-        "the model hands the first board number 1, not the lowest free number 0"),
+        "for number in range(self.spec.slots):", "for number in range(1, self.spec.slots):",
+        "the model hands a new board number 1, not the lowest free unowned number 0"),
     HarnessMutant(
-        "model-reused-number-keeps-slot", MODEL,
-        "has_slot = number < self.spec.slots and number not in self.reset",
-        "has_slot = number < self.spec.slots",
-        "a number given back expects its slot's values again, not defaults (slot reset)"),
+        "model-owner-not-recorded", MODEL,
+        "if number < self.spec.slots and number not in self.owners:",
+        "if number < self.spec.slots and number in self.owners:",
+        "no board ever owns a slot: a re-added board is expected to be a foreign one"),
+    HarnessMutant(
+        "model-last-board-owns", MODEL,
+        "if number < self.spec.slots and number not in self.owners:",
+        "if number < self.spec.slots:",
+        "the last board to take a number owns its slot, not the first"),
+    HarnessMutant(
+        "model-foreign-gets-owner-values", MODEL,
+        "if self.owners.get(number) == board:", "if number in self.owners:",
+        "a board on a number another board owns is expected to get all its values"),
+    HarnessMutant(
+        "model-alike-ignored", MODEL,
+        "len(vals) >= 2 and len(set(vals)) == 1", "len(vals) >= 2 and len(set(vals)) == 0",
+        "values given alike for every slot (pcnet32's full_duplex) are defaults on a "
+        "foreign board"),
+    HarnessMutant(
+        "model-own-number-skipped", MODEL,
+        "        for number in owned:\n            if number not in used:",
+        "        for number in owned:\n            if number in used:",
+        "a re-added board does not take back the number it owns"),
     HarnessMutant(
         "model-warning-off-by-one", MODEL,
-        "and number >= self.spec.slots", "and number > self.spec.slots",
+        "and number >= spec.slots", "and number > spec.slots",
         "the board numbered exactly the slot count is expected without the warning"),
     HarnessMutant(
-        "model-remove-keeps-slot", MODEL,
-        "self.reset.add(number)", "self.reset.discard(number)",
-        "a board that went away does not reset its slot in the model"),
+        "model-remove-keeps-number", MODEL,
+        "        del self.taken[board]\n", "        self.taken.get(board)\n",
+        "a board that went away keeps its number in the model"),
     HarnessMutant(
-        "model-failed-probe-resets-slot", MODEL,
-        "del self.taken[device]", "self.remove(device)",
-        "a probe that failed resets its slot, as if a bound board had gone away"),
+        "model-failed-probe-frees-slot", MODEL,
+        "self.take(board, took)", "self.owners.pop(took, None)",
+        "a probe that failed owns no slot, as if it had never taken its number"),
     # model/check.py
     HarnessMutant(
         "check-higher-number-passes", CHECK,
@@ -174,8 +193,8 @@ MUTANTS: list[HarnessMutant] = [
         "a board number above the model's (the plain kernel's new numbers) is no violation"),
     HarnessMutant(
         "check-board-number-of-any-device", CHECK,
-        r'rf"{re.escape(spec.name)} {re.escape(pci)}: board number (\d+)"',
-        r'rf"{re.escape(spec.name)} \S+: board number (\d+)"',
+        r'rf"{re.escape(DRIVERS[driver].name)} {re.escape(pci)}: "',
+        r'rf"{re.escape(DRIVERS[driver].name)} \S+: "',
         "another device's 'board number N' console line is read as this probe's"),
     HarnessMutant(
         "check-missing-warning-passes", CHECK,
@@ -183,10 +202,15 @@ MUTANTS: list[HarnessMutant] = [
         "elif result.warned and not expected.warns:",
         "a 'no configuration for board' warning the model expects may be missing"),
     HarnessMutant(
-        "check-unexpected-spent-message", CHECK,
+        "check-unexpected-ignored-message", CHECK,
         "elif expected.told is not None and told != expected.told:",
         "elif expected.told and told != expected.told:",
-        "a spent-slot message printed where the model expects none is no violation"),
+        "an ignored-parameter message printed where the model expects none is no violation"),
+    HarnessMutant(
+        "check-ignored-message-of-one-parameter", CHECK,
+        r'IGNORED = r"ignoring \S+ for board',
+        r'IGNORED = r"ignoring TxDescriptors for board',
+        "only e1000's TxDescriptors is read as an ignored parameter: other drivers' go unseen"),
     # model/verdict.py: pair(), the patched row and the negative control
     HarnessMutant(
         "pair-no-probe-passes", VERDICT,
@@ -398,9 +422,15 @@ MUTANTS: list[HarnessMutant] = [
         "a guest shell command that failed reports exit status 0"),
     # e2e/runner.py
     HarnessMutant(
-        "e2e-failed-probe-resets-slot", "e2e/runner.py",
-        "model.forget(op.driver, op.device)", "model.remove(op.driver, op.device)",
-        "a NIC whose probe failed resets its slot in the model, as a removal does"),
+        "e2e-failed-probe-number-unread", "e2e/runner.py",
+        "took = logged_number(op.driver, m.group(1), added.lines)",
+        "took = logged_number(op.driver, op.device, added.lines)",
+        "a failed probe's 'board number' line is never found: the model's number is "
+        "taken for the one it owns"),
+    HarnessMutant(
+        "e2e-device-id-is-the-board", "e2e/scenarios.py",
+        'return f"{self.bus}:{self.addr:#x}"', "return self.device",
+        "a NIC re-plugged in its bus slot under another device id is taken for a new board"),
     HarnessMutant(
         "e2e-kernel-trouble-ignored", "e2e/runner.py",
         "tally.note_trouble(guest.trouble)", "tally.note_trouble([])",

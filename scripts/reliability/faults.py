@@ -13,22 +13,25 @@ bind that succeeded untouched. Every N that hit is a failure point; the
 kernel's stack for each injected fault names its call site.
 
 After each failed bind, the same NIC binds cleanly and must get the
-lowest free number and the values its slot holds: nothing leaked,
-nothing reset by the probe that failed. The NIC is then unbound (its
-slot is reset, as a bound board went away) and a spare NIC hot-added,
-which must take that number, with defaults. The spares keep the numbers
-below the next one busy: in round i the NIC under test gets number i
-and, from round 1 on, slot i's configured values, which no earlier
-bind touched (round 0 reuses the number of the NIC's own first, hot-plug
-bind, whose unbind reset it). After as many rounds as a boot has spare
-NICs, the guest is booted again. No WARNING or BUG may appear; the one
-stack the kernel prints for each fault it injects on purpose is
+right number and values: board 0, which it owns since its first,
+hot-plug bind, and slot 0's values, every round. Nothing leaked (a
+number the failed probe kept would push it onto another number) and
+nothing claimed: the NIC owns a slot already, so the probe that failed
+may own no other (where the console shows the number the failed probe
+took, it must be board 0). The NIC is then unbound (its number is free again, and
+still its own) and a spare NIC hot-added, which owns no slot: it must
+take the lowest free number no board owns, and that slot's values, so
+that a slot the failed probe claimed shows as a number skipped. The
+spares stay, each on its own number: in round i spare i gets board i,
+whose values no earlier bind touched. After as many rounds as a boot has
+spare NICs, the guest is booted again. No WARNING or BUG may appear;
+the one stack the kernel prints for each fault it injects on purpose is
 expected. (PCI binds every hot-added device at once, whatever
 drivers_autoprobe says, so an unbound NIC can only be had by unbinding
 it.)
 
-The plain kernel fails where it always did: the spare bound after the
-unbind gets a new number, not the one given back.
+The plain kernel fails where it always did: the clean bind after the
+first failure gets a new number, and that number's values.
 """
 
 from __future__ import annotations
@@ -44,6 +47,7 @@ from guest.machine import Guest
 from guest.session import Kernel, boot, finish, side_by_side
 from lib import results
 from lib.common import Failure, config, main_guard
+from model.check import logged_number
 from model.model import DRIVERS, Model
 from model.verdict import Tally, Verdict, pair
 from reliability.common import TIMEOUT, check_add, cmdline, kernels, records, report
@@ -172,7 +176,7 @@ class Driver:
                             rf"{re.escape(pci)} \S+: {PROBE_DONE}|"
                             rf"{re.escape(pci)}: probe with driver \S+ failed",
                             TIMEOUT, bus="pci.0", addr=hex(3 + slot))
-        # The probe's kernel lines (board number, spent-slot message) are
+        # The probe's kernel lines (board number, ignored parameters) are
         # in what the wait read.
         self.added(guest, model, pci, probe.lines, cycle)
         return pci
@@ -180,7 +184,8 @@ class Driver:
     def round(self, guest: Guest, model: Model, nic: str, spare: int,
               n: int) -> tuple[int, bool]:
         """Fail the N-th step of binding @nic; then bind it cleanly, unbind
-        it, and hot-add spare NIC @spare into the number it gave back."""
+        it, and hot-add spare NIC @spare, which must skip the number the
+        NIC owns (and any the failed probe claimed)."""
         lines, _ = guest.shell(f"fault_bind {self.driver} {nic} {n}", TIMEOUT)
         m = next((FI.search(line) for line in reversed(lines) if FI.search(line)), None)
         if not m:
@@ -196,6 +201,15 @@ class Driver:
             self.added(guest, model, nic, lines, n)
         else:
             self.points.failed.append(n)
+            # The failed probe's number, if it took one, is free again;
+            # the NIC owns it if it was the first to take it. Where the
+            # console shows the number, it must be the NIC's own.
+            expected = model.add(self.driver, nic)
+            took = logged_number(self.driver, nic, lines)
+            model.forget(self.driver, nic, took)
+            if took is not None and took != expected.number:
+                self.tally.mismatches.append(f"N={n}: the failed bind took board "
+                                             f"{took}, model {expected.number}")
             lines, rc = guest.shell(
                 f"echo -n {nic} > /sys/bus/pci/drivers/{self.driver}/bind", TIMEOUT)
             if rc:
@@ -206,8 +220,8 @@ class Driver:
             # The bind ran all its steps untouched: N is past the last point.
             self.points.last = n
             return n + 1, True
-        # Give the number back through a bound board's unbind (slot reset),
-        # and let a spare take it: lowest free number, defaults.
+        # Give the number back through a bound board's unbind, and let a
+        # spare take a number: the lowest free one nobody owns, its values.
         guest.shell(f"echo -n {nic} > /sys/bus/pci/drivers/{self.driver}/unbind", TIMEOUT)
         model.remove(self.driver, nic)
         self.plug(guest, model, spare, n)

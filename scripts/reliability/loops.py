@@ -6,13 +6,14 @@
 Two e1000 and two e1000e are cold-plugged. In one boot, a shell loop in
 the guest (no QMP, no hot-plug) first runs --binds unbind/bind cycles:
 in each round it unbinds both NICs of one driver and binds them again in
-the other order, so that the two numbers change hands every round; then
+the other order, so that every other round the NIC that owns the higher
+number binds first, with the lower one free; then
 --rescans remove/rescan cycles: both NICs of a driver are removed
 through sysfs and come back with a bus rescan. Each bind is followed by
 the agent's read-back of that NIC ("nicwatch show"), and the host checks
-every one against the reference model: the lowest free number, and the
-values its slot holds (configured at first, defaults once a bound board
-gave the number back). A cycle is one NIC unbound and bound again, or
+every one against the reference model: each NIC owns the number it took
+at boot, and must get it back, with its slot's values, whatever the
+order it binds in. A cycle is one NIC unbound and bound again, or
 removed and found again.
 """
 

@@ -6,10 +6,11 @@
 e1000 is built in, so its parameters come from the kernel command line;
 e1000e is a module in the guest kernel, loaded by modprobe. Each case
 says what the kernel must print and what the next hot-added NIC must
-report, then the NIC is removed and added again and must get its number
-back (board 0) with defaults, as its slot was reset when it went away.
-A second slot is given a good value in every case, so that the plain
-kernel, which hands the re-added NIC board 1, shows it.
+report, then the NIC is removed and added again in the same place and
+must get its number back (board 0) and report the same again: it owns
+slot 0, having taken the number first. A second slot is given a good
+value in every case, so that the plain kernel, which hands the re-added
+NIC board 1, shows it.
 
 Command line (e1000, two boots; what ethtool shows of e1000 is its rings):
   out of range   TxDescriptors=5,600       driver's "Invalid ..." message, tx 256
@@ -40,7 +41,7 @@ from guest.machine import Guest
 from guest.session import Kernel, boot, finish, side_by_side
 from lib.common import config, main_guard
 from model.check import Probe, check
-from model.model import BOARD_NUMBER_DYNDBG, DRIVERS, Expected
+from model.model import BOARD_NUMBER_DYNDBG, Expected
 from model.verdict import Tally, Verdict, pair
 from reliability.common import TIMEOUT, kernels, records, report
 
@@ -130,9 +131,9 @@ def run_case(guest: Guest, case: Case, boot_lines: list[str], tally: Tally) -> N
     if case.message and not re.search(case.message, text):
         tally.notes.append(f"{case.name}: no message /{case.message}/")
     unplug(guest)
-    # Re-added: its number back, and defaults, as its slot was reset.
-    defaults = dict(DRIVERS[case.driver].defaults)
-    _, probe = plug(guest, case.driver, Expected(0, defaults, False), cycle + 1)
+    # Re-added in the same place: its own number back, and its slot's
+    # values, as on its first add.
+    _, probe = plug(guest, case.driver, Expected(0, dict(case.first), False), cycle + 1)
     tally.probes.append(probe)
     unplug(guest)
 

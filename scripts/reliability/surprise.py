@@ -13,8 +13,8 @@ device_dels one NIC (seeded choice) without stopping the traffic, waits
 for DEVICE_DELETED and the agent's "NICWATCH del" line, device_adds it
 again on the same slot and hub port (guest/hotplug.py; the traffic
 counters read what its waits read), checks the probe against the
-reference model (model/model.py: the number comes back, the lowest free
-one, and as its slot was reset on removal the board gets defaults), and
+reference model (model/model.py: the board, back in its place, owns the
+number it took first and gets it back, with its slot's values), and
 checks that frames flow to and from the new interface. Any kernel
 trouble (BUG, WARNING, Oops, Call Trace, ...) fails the patched run.
 

@@ -106,61 +106,101 @@ def tally(probes: int = 3, violations: dict[int, str] | None = None,
 
 class Boards:
     """One driver's board numbers in a kernel stand-in: the patched kernel
-    (the lowest free number; a bound board that goes away gives its number
-    back with its slot reset, and the next board on it is told) or the
-    plain one (a counter that only grows, each number with its slot's
-    values). What it prints follows the formats of the drivers and of
-    drivers/base/board_numbers.c; values come from model.model's DRIVERS."""
+    or the plain one (a counter that only grows, each number with its
+    slot's values). In the patched one, as drivers/base/board_numbers.c
+    numbers them, the first board (PCI address) to take a slot number owns
+    it for good; a board takes the number it owns if free, or if it owns
+    none the lowest free one nobody owns, or else the lowest free one; on
+    a number another board owns it takes only the values given alike for
+    every slot, and names each other parameter given that it ignores. What
+    it prints follows the formats of the drivers and of board_numbers.c;
+    values come from model.model's DRIVERS."""
 
     def __init__(self, driver: str, patched: bool) -> None:
         self.spec = DRIVERS[driver]
         self.patched = patched
-        self.bound: dict[str, int] = {}  # PCI address -> number
-        self.reset: set[int] = set()
+        self.bound: dict[str, int] = {}  # PCI address (or a leak) -> number
+        self.owners: dict[int, str] = {}  # slot number -> PCI address
         self.count = 0
         self.ifindex = 1
+
+    def number(self, pci: str) -> int:
+        """The number a probe of @pci takes, and owns if nobody did."""
+        if not self.patched:
+            number, self.count = self.count, self.count + 1
+            return number
+        used = set(self.bound.values())
+        own = [n for n, owner in sorted(self.owners.items())
+               if owner == pci and n not in used]
+        unowned = [n for n in range(self.spec.slots)
+                   if n not in used and n not in self.owners]
+        if own:
+            number = own[0]
+        elif unowned and pci not in self.owners.values():
+            number = unowned[0]
+        else:
+            number = min(set(range(len(used) + 1)) - used)
+        if number < self.spec.slots:
+            self.owners.setdefault(number, pci)
+        return number
+
+    def alike(self, number: int) -> set[str]:
+        """The parameters whose values apply on @number whoever owns it."""
+        given: dict[str, list[int]] = {}
+        for slot in range(self.spec.slots):
+            for key, value in self.spec.params(slot).items():
+                given.setdefault(key, []).append(value)
+        return {key for key, values in given.items()
+                if len(values) > max(1, number) and len(set(values)) == 1}
 
     def bind(self, pci: str) -> list[str]:
         """A probe of @pci that works: the kernel's lines about it."""
         spec = self.spec
-        if self.patched:
-            used = set(self.bound.values())
-            number = next(n for n in range(len(used) + 1) if n not in used)
-        else:
-            number, self.count = self.count, self.count + 1
-        self.bound[pci] = number
-        spent = self.patched and number in self.reset
+        number = self.bound[pci] = self.number(pci)
         stamp = f"[{20 + len(self.bound):5d}.000000]"
         lines = [f"{stamp} pci {pci}: [8086:100e] type 00 class 0x020000"]
         if self.patched:
             lines.append(f"{stamp} {spec.name} {pci}: board number {number}")
-        if spent:
-            lines.append(f"{stamp} {spec.name} {pci}: using defaults: the module "
-                         f"parameters given for board {number} were for a board "
-                         "that went away; configure re-plugged boards with "
-                         "ethtool or a systemd.link file")
+        if self.patched and number < spec.slots and self.owners[number] != pci:
+            alike = self.alike(number)
+            lines += [f"{stamp} {spec.name} {pci}: ignoring {key} for board {number}: "
+                      "given for the board that had the number first"
+                      for key, value in spec.params(number).items()
+                      if value != spec.unset and key not in alike]
         if number >= spec.slots and spec.warning:
             lines.append(f"{stamp} {spec.name} {pci}: "
                          + spec.warning.format(number=number)
                          + " using defaults for all values")
         return lines
 
-    def take(self, device: str) -> None:
-        """A failed probe that keeps its number: a leak."""
-        used = set(self.bound.values())
-        self.bound[device] = next(n for n in range(len(used) + 1) if n not in used)
+    def fail(self, pci: str) -> None:
+        """A probe of @pci that took a number and failed: the number is
+        free again, and, where the driver counts failed probes, @pci owns
+        it if it was the first to take it. (The plain kernel's counter
+        only counts probes that worked.)"""
+        if self.patched and self.spec.failed_probe_counts:
+            self.number(pci)
+
+    def take(self, pci: str, key: str) -> None:
+        """A probe of @pci that failed and kept its number, under @key: a
+        leak."""
+        self.bound[key] = self.number(pci)
 
     def unbind(self, pci: str) -> None:
         """A bound board goes away (unbind, removal)."""
-        number = self.bound.pop(pci)
-        if self.patched and number < self.spec.slots:
-            self.reset.add(number)
+        del self.bound[pci]
 
     def values(self, pci: str) -> dict[str, int]:
         number = self.bound[pci]
-        if number >= self.spec.slots or (self.patched and number in self.reset):
+        if number >= self.spec.slots:
             return dict(self.spec.defaults)
-        return self.spec.reported(number)
+        if not self.patched or self.owners[number] == pci:
+            return self.spec.reported(number)
+        values = dict(self.spec.defaults)
+        for key in self.alike(number):
+            for shown in self.spec.shows[key]:
+                values[shown] = self.spec.reported(number)[shown]
+        return values
 
     def show(self, pci: str) -> str:
         """The agent's "NICWATCH add" line for @pci (nicwatch.c's printf)."""

@@ -20,9 +20,10 @@ DRIVER = """\
 #define MAX_UNITS 8
 static int options[MAX_UNITS];
 static int full_duplex[MAX_UNITS];
+static int mtu[MAX_UNITS];
+static int num_mtu;
 
-DEFINE_STATIC_BOARD_NUMBERS(foo_boards, MAX_UNITS,
-\t\t\t    "ethtool or a systemd.link file");
+DEFINE_STATIC_BOARD_NUMBERS(foo_boards, MAX_UNITS);
 
 struct foo_priv {
 \tunsigned int board;
@@ -32,6 +33,13 @@ static void foo_setup(struct pci_dev *pdev, struct foo_priv *np, int unit)
 {
 \tnp->fdx = board_slot_value(&pdev->dev, &foo_boards, unit,
 \t\t\t\t   full_duplex, 0);
+}
+
+static void foo_mtu(struct pci_dev *pdev, struct foo_priv *np)
+{
+\tif (board_param_applies(&pdev->dev, &foo_boards, np->board, mtu,
+\t\t\t\tnum_mtu))
+\t\tnp->mtu = mtu[np->board];
 }
 
 static int foo_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
@@ -46,26 +54,13 @@ static int foo_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 \tnp->opt = board_slot_value(&pdev->dev, &foo_boards, board,
 \t\t\t\t   options, 0);
 \tfoo_setup(pdev, np, board);
+\tfoo_mtu(pdev, np);
 \treturn 0;
-}
-
-static void foo_release(struct foo_priv *np)
-{
-\tboard_slot_release(&foo_boards, np->board);
-}
-
-static void foo_remove(struct pci_dev *pdev)
-{
-\tstruct foo_priv *np = pci_get_drvdata(pdev);
-
-\tunregister_netdev(dev);
-\tfoo_release(np);
 }
 
 static struct pci_driver foo_driver = {
 \t.name = "foo",
 \t.probe = foo_probe,
-\t.remove = foo_remove,
 };
 """
 
@@ -78,8 +73,7 @@ TUNER = """\
 #define MAX_TUNERS 64
 static unsigned int atv_input[MAX_TUNERS];
 
-DEFINE_STATIC_BOARD_NUMBERS(bar_tuners, MAX_TUNERS,
-\t\t\t    "a reload of bar with its parameters");
+DEFINE_STATIC_BOARD_NUMBERS(bar_tuners, MAX_TUNERS);
 
 struct bar_priv {
 \tunsigned int nr;
@@ -104,17 +98,45 @@ static const struct dvb_tuner_ops bar_tuner_ops = {
 \t.release = bar_release,
 };
 
-struct dvb_frontend *bar_attach(struct dvb_frontend *fe)
+struct dvb_frontend *bar_attach(struct dvb_frontend *fe, const char *name)
 {
 \tstruct bar_priv *priv = fe->tuner_priv;
 \tint nr;
 
-\tnr = board_number_get(&bar_tuners);
+\tnr = board_number_get(&bar_tuners, name);
 \tif (nr < 0)
 \t\treturn NULL;
 \tpriv->nr = nr;
 \tbar_rf_input(priv);
 \treturn fe;
+}
+"""
+
+# A board with no struct device, numbered by hand for as long as the
+# module is loaded, its number kept in a static variable (3c59x's Compaq
+# board).
+STATIC = """\
+#include <linux/device/board_numbers.h>
+
+static int options[8];
+
+DEFINE_STATIC_BOARD_NUMBERS(baz_boards, 8);
+
+static int baz_board = -1;
+
+static int __init baz_init(void)
+{
+\tbaz_board = board_number_get(&baz_boards, "baz-isa");
+\tif (baz_board >= 0)
+\t\tbaz_probe1(NULL, board_slot_value(NULL, &baz_boards, baz_board,
+\t\t\t\t\t\t options, -1));
+\treturn 0;
+}
+
+static void __exit baz_exit(void)
+{
+\tif (baz_board >= 0)
+\t\tboard_number_put(&baz_boards, baz_board);
 }
 """
 
@@ -133,8 +155,8 @@ class OutputTest(unittest.TestCase):
         out = ("init_defs_builtins: /usr/lib/coccinelle/standard.h\n"
                "callsites: foo.c:30: foo_probe() looks up foo_boards with board + 1, "
                "not the number the board was given\n"
-               "callsites: foo_boards: no board_slot_release(): remove() never "
-               "spends the slot\n")
+               "callsites: foo_boards: no board_number_put(): a number taken "
+               "with board_number_get() is never given back\n")
         self.assertEqual(len(self.check(out)), 2)
         self.assertIn("board + 1", self.check(out)[0])
 
@@ -169,11 +191,7 @@ class RuleTest(unittest.TestCase):
 
     def test_number_stored_wrong(self) -> None:
         broken = DRIVER.replace("np->board = board;", "np->board = 0;")
-        self.assertIn("releases foo_boards with np -> board", " ".join(self.problems(broken)))
-
-    def test_remove_without_release(self) -> None:
-        broken = DRIVER.replace("\tfoo_release(np);\n", "")
-        self.assertIn("a remove() callback, does not reach board_slot_release()",
+        self.assertIn("foo_mtu() looks up foo_boards with np -> board",
                       " ".join(self.problems(broken)))
 
     def test_tuner_numbered_by_hand_passes(self) -> None:
@@ -187,12 +205,27 @@ class RuleTest(unittest.TestCase):
     def test_tuner_release_that_does_not_put(self) -> None:
         broken = TUNER.replace("\tif (!bar_put_state(priv))\n\t\tboard_number_put(&bar_tuners, nr);\n",
                                "\tbar_put_state(priv);\n")
-        self.assertIn("no board_slot_release() or board_number_put()",
-                      " ".join(self.problems(broken)))
+        self.assertIn("no board_number_put()", " ".join(self.problems(broken)))
 
-    def test_no_release_at_all(self) -> None:
-        broken = DRIVER.replace("\tboard_slot_release(&foo_boards, np->board);\n", "")
-        self.assertIn("no board_slot_release()", " ".join(self.problems(broken)))
+    def test_tuner_numbered_through_a_wrapper_passes(self) -> None:
+        wrapped = TUNER.replace(
+            "struct dvb_frontend *bar_attach(",
+            "static int bar_number(const char *name)\n{\n"
+            "\treturn board_number_get(&bar_tuners, name);\n}\n\n"
+            "struct dvb_frontend *bar_attach(").replace(
+            "\tnr = board_number_get(&bar_tuners, name);", "\tnr = bar_number(name);")
+        self.assertEqual(self.problems(wrapped), [])
+        broken = wrapped.replace("board_number_put(&bar_tuners, nr);",
+                                 "board_number_put(&bar_tuners, 0);")
+        self.assertIn("releases bar_tuners with 0", " ".join(self.problems(broken)))
+
+    def test_number_in_a_static_variable_passes(self) -> None:
+        self.assertEqual(self.problems(STATIC), [])
+
+    def test_static_variable_put_with_another_number(self) -> None:
+        broken = STATIC.replace("board_number_put(&baz_boards, baz_board);",
+                                "board_number_put(&baz_boards, 1);")
+        self.assertIn("releases baz_boards with 1", " ".join(self.problems(broken)))
 
 
 if __name__ == "__main__":

@@ -49,7 +49,7 @@ class ProbeTest(unittest.TestCase):
     def test_add_remove_add(self) -> None:
         """device_add of the op's NIC, checked against the model;
         device_del until the agent saw it go; the re-add gets its number
-        back with defaults on the patched kernel."""
+        back with its values on the patched kernel."""
         guest, qemu = self.guest(hot_plugged(fakes.Boards("e1000", True)))
         model = Model()
         first = e2e_run.probe(guest, model, Op(True, "e1000", "nic", 3), 1)
@@ -61,7 +61,23 @@ class ProbeTest(unittest.TestCase):
         self.assertGreaterEqual(seconds, 0)
         self.assertEqual(sent(qemu, "device_del"), [{"id": "nic"}])
         again = e2e_run.probe(guest, model, Op(True, "e1000", "nic", 3), 2)
-        self.assertEqual((again.number, again.violation, again.told), (0, "", True))
+        self.assertEqual((again.number, again.violation, again.told), (0, "", False))
+        self.assertEqual(again.observed, first.observed)
+
+    def test_same_slot_other_device_id(self) -> None:
+        """The kernel knows a board by its place on the bus: re-plugged in
+        the same slot under another device id (matrix()'s re-plugs), a
+        NIC is the same board to the model too, with its own number and
+        values; a NIC in another slot is another board."""
+        guest, _ = self.guest(hot_plugged(fakes.Boards("e1000", True)))
+        model = Model()
+        e2e_run.probe(guest, model, Op(True, "e1000", "nic3", 3), 1)
+        e2e_run.unplug(guest, model, Op(False, "e1000", "nic3", 3))
+        again = e2e_run.probe(guest, model, Op(True, "e1000", "nic", 3), 2)
+        self.assertEqual((again.number, again.violation), (0, ""))
+        e2e_run.unplug(guest, model, Op(False, "e1000", "nic", 3))
+        other = e2e_run.probe(guest, model, Op(True, "e1000", "nic", 4), 3)
+        self.assertEqual((other.number, other.violation), (1, ""))
 
     def test_plain_kernel_caught(self) -> None:
         """The plain kernel's re-add: a new number with its slot's values."""
@@ -72,16 +88,33 @@ class ProbeTest(unittest.TestCase):
         again = e2e_run.probe(guest, model, Op(True, "e1000", "nic", 3), 2)
         self.assertTrue(again.violation.startswith("values "), again.violation)
 
-    def test_failed_probe_takes_no_number(self) -> None:
+    def test_failed_probe_owns_its_number(self) -> None:
         """A probe the driver core says failed ends the wait: its error,
-        no number, and the model forgets the NIC."""
+        no number kept, and the model frees its number and the slot the
+        board claimed (e1000 counts the boards that work): the next board
+        takes it."""
         guest, _ = self.guest({"device_add": [
             "[   20.000000] e1000 0000:01:07.0: probe with driver e1000 failed with error -5"]})
         model = Model()
-        p = e2e_run.probe(guest, model, Op(True, "e1000", "br2-nic7", 7, "br2"), 1)
+        op = Op(True, "e1000", "br2-nic7", 7, "br2")
+        p = e2e_run.probe(guest, model, op, 1)
         self.assertEqual((p.pci, p.failed, p.number, p.violation),
                          ("0000:01:07.0", -5, None, ""))
-        self.assertEqual(model.add("e1000", "br2-nic7").number, 0)
+        self.assertEqual(model.add("e1000", "pci.0:0x3").number, 0)
+        self.assertEqual(model.add("e1000", op.board).number, 1)
+
+    def test_failed_probe_owns_the_number_it_logged(self) -> None:
+        """Where the failed probe's "board number" line shows, that number
+        is the one freed, not the model's guess; e1000 gives up its slot."""
+        guest, _ = self.guest({"device_add": [
+            "[   19.900000] e1000 0000:01:07.0: board number 2",
+            "[   20.000000] e1000 0000:01:07.0: probe with driver e1000 failed with error -5"]})
+        model = Model()
+        op = Op(True, "e1000", "br2-nic7", 7, "br2")
+        e2e_run.probe(guest, model, op, 1)
+        self.assertEqual([model.add("e1000", f"other{i}").number for i in range(3)],
+                         [0, 1, 2])
+        self.assertEqual(model.add("e1000", op.board).number, 3)
 
 
 class RunTest(unittest.TestCase):

@@ -63,11 +63,12 @@ class BatchesTest(unittest.TestCase):
         check_batches(BATCHES)
         names = [m.name for b in BATCHES for m in b]
         # The shared code's rules, and the drivers QEMU emulates in guests.
-        for needed in ("devm_ida-never-freed", "board-slot-spent-applies",
-                       "board-slot-never-told", "board-slot-message-dropped",
-                       "e1000-counter", "e1000e-counter", "e1000-release-skipped",
-                       "e1000e-release-skipped", "pcnet32-release-skipped",
-                       "tulip-release-skipped", "e1000-release-after-failed-probe"):
+        for needed in ("devm_ida-never-freed", "board-other-board-gets-values",
+                       "board-own-number-not-taken", "board-retaken-gets-defaults",
+                       "board-alike-ignored", "board-never-told",
+                       "board-number-put-kept", "board-slot-message-dropped",
+                       "e1000-counter", "e1000e-counter",
+                       "board-retaken-gets-defaults-e2e", "board-alike-ignored-e2e"):
             self.assertIn(needed, names)
 
     def test_one_catcher_per_batch(self) -> None:
@@ -89,8 +90,7 @@ class BatchesTest(unittest.TestCase):
 
 
 DRIVER = """\
-DEFINE_STATIC_BOARD_NUMBERS(foo_boards, MAX_UNITS,
-\t\t\t    "ethtool or a systemd.link file");
+DEFINE_STATIC_BOARD_NUMBERS(foo_boards, MAX_UNITS);
 
 static int foo_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 {
@@ -101,26 +101,30 @@ static int foo_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 \t\t\t       full_duplex, 0);
 }
 
-static void foo_release(struct foo_priv *np)
-{
-\tboard_slot_release(&foo_boards, np->board);
-}
-
-static void foo_remove(struct pci_dev *pdev)
-{
-\tunregister_netdev(dev);
-\tfoo_release(np);
-}
-
 static struct pci_driver foo_driver = {
 \t.probe = foo_probe,
-\t.remove = foo_remove,
 };
+"""
+
+# A board numbered by hand, given back by hand (tuner-simple's shape)
+BY_HAND = """\
+DEFINE_STATIC_BOARD_NUMBERS(bar_tuners, 64);
+
+static int bar_attach(struct bar_priv *priv, const char *name)
+{
+\tpriv->nr = board_number_get(&bar_tuners, name);
+\trf = board_param_applies(dev, &bar_tuners, priv->nr, rf_input, num);
+}
+
+static void bar_release(struct bar_priv *priv)
+{
+\tboard_number_put(&bar_tuners, priv->nr);
+}
 """
 
 
 class CallsiteMutantsTest(unittest.TestCase):
-    """The two call-site mutants found in a driver's code."""
+    """The call-site mutants found in a driver's code."""
 
     def mutants(self, text: str) -> list[Mutant]:
         with tempfile.TemporaryDirectory() as tmp:
@@ -132,27 +136,24 @@ class CallsiteMutantsTest(unittest.TestCase):
                 (Path(tmp) / "drivers" / "foo.c").write_text(text)
         return found
 
-    def test_lookup_and_release_of_each_driver(self) -> None:
-        lookup, release = self.mutants(DRIVER)
+    def test_lookup_of_each_driver(self) -> None:
+        lookup, = self.mutants(DRIVER)
         self.assertEqual(lookup.name, "foo_boards-lookup-wrong-number")
         self.assertEqual(lookup.catcher, "callsites:drivers")
         self.assertIn("board + 1,\n\t\t\t       options", lookup.new)
-        # The release sits in a helper: remove()'s call of it goes.
-        self.assertEqual((release.name, release.old, release.new),
-                         ("foo_boards-release-skipped", "\tfoo_release(np);\n", ""))
 
-    def test_release_in_remove_itself(self) -> None:
-        helper = DRIVER[DRIVER.index("static void foo_release"):
-                        DRIVER.index("static void foo_remove")]
-        text = DRIVER.replace(helper, "").replace(
-            "\tfoo_release(np);\n", "\tboard_slot_release(&foo_boards, np->board);\n")
-        release = self.mutants(text)[1]
-        self.assertEqual(release.old, "\tboard_slot_release(&foo_boards, np->board);\n")
+    def test_put_of_a_number_taken_by_hand(self) -> None:
+        lookup, put = self.mutants(BY_HAND)
+        self.assertEqual(lookup.name, "bar_tuners-lookup-wrong-number")
+        self.assertIn("priv->nr + 1, rf_input", lookup.new)
+        self.assertEqual((put.name, put.old, put.new),
+                         ("bar_tuners-put-wrong-number",
+                          "board_number_put(&bar_tuners, priv->nr);",
+                          "board_number_put(&bar_tuners, 0);"))
 
     def test_identical_lookups_are_told_apart_by_the_next_argument(self) -> None:
         text = DRIVER.replace("full_duplex, 0", "options, 0")
-        self.assertEqual([m.name for m in self.mutants(text)],
-                         ["foo_boards-release-skipped"])
+        self.assertEqual([m.name for m in self.mutants(text)], [])
 
 
 class RedSuitesTest(unittest.TestCase):

@@ -10,7 +10,8 @@ written in the format of the kernel's fault-injection report
 stack) and of the guest's fault_bind (faults.SETUP); they are not
 recorded from a run. The stand-in's kernel (tests.fakes.Boards) numbers
 boards as the patched kernel does, as the plain one does, or as a
-patched kernel whose failed probe keeps its number."""
+patched kernel whose failed probe keeps its number, or takes (and owns)
+a number that is not the board's own."""
 
 from __future__ import annotations
 
@@ -80,10 +81,13 @@ class OutputTest(unittest.TestCase):
 class FaultGuest:
     """The guest of one boot of faults.Driver: fault_bind fails binds
     whose N is at most @points (N = 1 in the sysfs buffer, the others in
-    the probe); with @leak a failed probe keeps its number."""
+    the probe); with @leak a failed probe keeps its number, with @claim
+    it takes the lowest number nobody owns, says so, and owns it where the
+    driver counts failed probes."""
 
-    def __init__(self, boards: fakes.Boards, points: int, leak: bool) -> None:
-        self.boards, self.points, self.leak = boards, points, leak
+    def __init__(self, boards: fakes.Boards, points: int, leak: bool,
+                 claim: bool = False) -> None:
+        self.boards, self.points, self.leak, self.claim = boards, points, leak, claim
         self.pending: list[str] = []
         self.qmp = self
         self.console_log = Path("console.log")
@@ -131,8 +135,19 @@ class FaultGuest:
                     f"FI n={n} rc=0 left={int(n) - self.points} bound=1"], 0
             report = lines("faults-e1000-buffer.log" if n == "1"
                            else "faults-e1000-probe.log")
-            if self.leak and n != "1":
-                self.boards.take(f"leaked-{n}")
+            if self.claim and n != "1":
+                used = set(self.boards.owners) | set(self.boards.bound.values())
+                took = min(set(range(self.boards.spec.slots)) - used)
+                if self.boards.spec.failed_probe_counts:
+                    self.boards.owners[took] = pci
+                report.insert(0, f"[   30.000000] e1000 {pci}: board number {took}")
+            elif n != "1":
+                # A fault in the probe, after it took its number: kept
+                # (a leak) or given back, the board owning it if first.
+                if self.leak:
+                    self.boards.take(pci, f"leaked-{n}")
+                else:
+                    self.boards.fail(pci)
             return out + report[:-1] + [f"FI n={n} rc=1 left=0 bound=0"], 0
         if words[0] == "echo" and words[-1].endswith("/bind"):
             return out + self.boards.bind(words[2]), 0
@@ -148,14 +163,14 @@ class RoundsTest(unittest.TestCase):
     """Driver.run() and faults.run() on guests of the stand-in."""
 
     def run_faults(self, points: int, max_n: int = 400, leak: bool = False,
-                   flavours: tuple[str, ...] = ("patched", "plain")
+                   claim: bool = False, flavours: tuple[str, ...] = ("patched", "plain")
                    ) -> tuple[list[tuple[str, bool, str]], list[FaultGuest]]:
         guests: list[FaultGuest] = []
 
         def boot(kernel: Kernel, run: str, params: list[str]) -> FaultGuest:
             self.assertIn("acpi=noirq", params)
             guest = FaultGuest(fakes.Boards("e1000", kernel.flavour == "patched"),
-                               points, leak and kernel.flavour == "patched")
+                               points, leak and kernel.flavour == "patched", claim)
             guests.append(guest)
             return guest
 
@@ -190,6 +205,10 @@ class RoundsTest(unittest.TestCase):
         # N = 1, 2, 3, 4 in turn, each after the one before.
         self.assertEqual([c.split()[-1] for c in patched.commands
                           if c.startswith("fault_bind")], ["1", "2", "3", "4"])
+        # The NIC under test is back on board 0, its own, and each spare
+        # took the lowest number nobody owned, and kept it.
+        self.assertEqual(patched.boards.bound, {NIC: 0, "0000:00:04.0": 1,
+                                                "0000:00:05.0": 2, "0000:00:06.0": 3})
         # The plain kernel's run stops at its first violation: one boot,
         # one fault.
         self.assertEqual([c.split()[-1] for c in plain.commands
@@ -212,6 +231,15 @@ class RoundsTest(unittest.TestCase):
         rows, _ = self.run_faults(points=3, leak=True)
         self.assertEqual(rows[0][:2], ("faults-e1000 patched", False))
         self.assertTrue(rows[0][2].startswith("cycle 2: values "), rows[0][2])
+
+    def test_failed_probe_claiming_a_slot_fails_the_patched_kernel(self) -> None:
+        """A failed probe of a NIC that owns board 0 but takes (and owns)
+        another number, as its "board number" line says: the model follows
+        the kernel's line, so the spares agree, but the patched kernel
+        fails on the number the failed bind took."""
+        rows, _ = self.run_faults(points=3, claim=True, flavours=("patched",))
+        self.assertEqual(rows[0][:2], ("faults-e1000 patched", False))
+        self.assertEqual(rows[0][2], "N=2: the failed bind took board 2, model 0")
 
     def test_bind_never_untouched_fails(self) -> None:
         """max_n reached with the bind still failing: no untouched bind,

@@ -122,7 +122,8 @@ class ParamsTest(unittest.TestCase):
 
     def test_bad_value_defaults_and_number_back(self) -> None:
         """A bad value: the driver's message, defaults on board 0, and
-        board 0 again with defaults after the re-add."""
+        board 0 again with the same after the re-add (its own slot's,
+        whose value is bad)."""
         tally = self.bad_value(True, {"rx_usecs": 3})
         self.assertEqual((tally.notes, tally.first(), len(tally.probes)), ([], "", 2))
 
@@ -132,10 +133,27 @@ class ParamsTest(unittest.TestCase):
         self.assertEqual(len(tally.notes), 1)
         self.assertIn("modprobe negative: no message /Invalid Interrupt", tally.notes[0])
 
-    def test_readd_with_the_slot_values_is_a_violation(self) -> None:
-        """A re-added NIC that does not get defaults breaks the model."""
+    def test_readd_with_another_slots_values_is_a_violation(self) -> None:
+        """A re-added NIC that gets slot 1's good value (the plain kernel's
+        board 1), not its own slot's, breaks the model."""
         tally = self.bad_value(True, {"rx_usecs": 1000000 // 1000})
         self.assertTrue(tally.first().startswith("cycle 2: values "), tally.first())
+
+    def test_good_value_back_after_readd(self) -> None:
+        """A good value: board 0 gets it, and again when re-added in the
+        same place, which owns slot 0; defaults on the re-add (the
+        series' old rule) break the model."""
+        pci = "0000:00:03.0"
+        number = [stamp(pci, "board number 0")]
+        for readd, first in (({"rx_usecs": 1000}, ""),
+                             ({"rx_usecs": 3},
+                              "cycle 2: values {'rx_usecs': 3}, model {'rx_usecs': 1000}")):
+            with self.subTest(readd=readd):
+                guest = ParamsGuest(([], 0), True, [(number, {"rx_usecs": 1000}),
+                                                    (number, readd)])
+                tally = self.run_case("modprobe good", guest)
+                self.assertEqual((tally.notes, tally.first(), len(tally.probes)),
+                                 ([], first, 2))
 
     def test_cases_match_the_documented_values(self) -> None:
         """The boot lines and cases say what the docstring does: 34 values
@@ -271,7 +289,7 @@ class SurpriseTest(unittest.TestCase):
 
     def test_patched_cycles_pass_plain_caught(self) -> None:
         """The cycles on the stand-in: the patched kernel gives the removed
-        NIC its number back with defaults every cycle; the plain kernel is
+        NIC its number back with its values every cycle; the plain kernel is
         caught at the first re-add and its run stops there."""
         patched = self.outcome(True, 6)
         self.assertEqual(patched.cycles, 6)

@@ -62,9 +62,10 @@ class CommonTest(unittest.TestCase):
         """The recorded cycles, split by records() and checked as the
         reliability runs check a probe (check_add, the model told of each
         removal). Both are caught at the first re-add: the plain kernel
-        gives slot 1's values; the patched one was recorded before the
-        series said when a board gets defaults (see test_model.py)."""
-        for kernel, first in (("patched", "cycle 2: spent-slot message missing"),
+        gives slot 1's values; the patched one was recorded when the series
+        gave a re-added board defaults, not its own slot's values (see
+        test_model.py)."""
+        for kernel, first in (("patched", "cycle 2: values {'tx': 256, 'rx': 256}"),
                               ("plain", "cycle 2: values {'tx': 520, 'rx': 1544}")):
             with self.subTest(kernel=kernel):
                 model, tally = Model(), Tally()
@@ -201,10 +202,11 @@ class LoopsTest(unittest.TestCase):
             boards[driver].bind(pci)
         return model, boards
 
-    def test_numbers_change_hands(self) -> None:
+    def test_numbers_stay_with_their_boards(self) -> None:
         """The modelled bind rounds: in each round of a driver its two
-        NICs swap numbers, and from the second bind on each number comes
-        with defaults (its slot was reset)."""
+        NICs bind in the other order, and each gets the number it took
+        at boot back, with its slot's values, even when it binds first
+        and the lower number is free."""
         model, _ = self.start(True)
         steps = loops.expect_binds(4)
         self.assertEqual(len(steps), 16)
@@ -215,10 +217,11 @@ class LoopsTest(unittest.TestCase):
             else:
                 expected = model.add(driver, pci)
                 numbers[pci].append(expected.number)
-                self.assertEqual(expected.values, DRIVERS[driver].defaults)
+                self.assertEqual(expected.values, DRIVERS[driver].reported(expected.number))
         a, b = loops.NICS[0][1], loops.NICS[1][1]
-        self.assertEqual(numbers[a], [1, 0])
-        self.assertEqual(numbers[b], [0, 1])
+        self.assertEqual(numbers[a], [0, 0])
+        self.assertEqual(numbers[b], [1, 1])
+        self.assertEqual(steps[2], ("add", "e1000", b))
 
     def test_rescans_in_bus_order(self) -> None:
         """The modelled rescan rounds: both NICs of a driver removed, then
@@ -246,17 +249,22 @@ class LoopsTest(unittest.TestCase):
         self.assertEqual((tally.first(), tally.notes), ("", []))
 
     def test_each_bind_judged_on_its_own_round(self) -> None:
-        """A kernel that says a board gets defaults in the first rounds
-        only is caught in the third: a message printed for the same NIC
-        in an earlier round does not count for a later bind."""
-        model, boards = self.start(True)
-        tally = Tally()
+        """A message printed for a NIC after its bind in the first round
+        does not count for its bind in the third; printed in the third
+        round, before that NIC's read-back, it does."""
+        stray = ("[   30.000000] e1000 0000:00:03.0: ignoring TxDescriptors for board 0: "
+                 "given for the board that had the number first")
         binds = loops.expect_binds(4)
-        lines = loop_output(boards, binds[:8]) + [
-            line for line in loop_output(boards, binds[8:])
-            if "using defaults" not in line]
-        loops.replay(model, binds, lines, tally, 0)
-        self.assertEqual(tally.first(), "cycle 5: spent-slot message missing for board 0")
+        self.assertEqual((binds[3], binds[10]), (("add", "e1000", "0000:00:03.0"),) * 2)
+        for at, first in ((4, ""), (10, "cycle 5: ignored-parameter message printed "
+                                        "for board 0")):
+            with self.subTest(at=at):
+                model, boards = self.start(True)
+                tally = Tally()
+                lines = (loop_output(boards, binds[:at]) + [stray]
+                         + loop_output(boards, binds[at:]))
+                loops.replay(model, binds, lines, tally, 0)
+                self.assertEqual(tally.first(), first)
 
     def test_plain_kernel_caught_first_round(self) -> None:
         """The plain kernel's first re-bind gives a new number with its
