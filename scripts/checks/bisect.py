@@ -121,6 +121,7 @@ TARGETS = ["drivers/base/devres.o", "drivers/base/board_numbers.o",
                "oxygen/virtuoso", "oxygen/se6x", "pcxhr/pcxhr",
                "riptide/riptide", "rme32", "rme96", "cs5530",
                "cs5535audio/cs5535audio")],
+           "sound/usb/caiaq/device.o", "sound/usb/hiface/chip.o",
            *[f"drivers/media/{o}.o" for o in (
                "usb/hdpvr/hdpvr-core", "usb/go7007/snd-go7007",
                "pci/cx88/cx88-alsa", "pci/dm1105/dm1105", "pci/cx18/cx18-driver",

@@ -46,6 +46,9 @@ OBSOLETE = re.compile(r"^WARNING:OBSOLETE: drivers/net/ethernet/8390/\S+ is mark
 FILE_PATH = re.compile(r"^WARNING:FILE_PATH_CHANGES: ")
 LONG_LINE = re.compile(r"^WARNING:LONG_LINE(?:_COMMENT|_STRING)?: line length of (\d+)")
 MACRO_REUSE = re.compile(r"^CHECK:MACRO_ARG_REUSE: Macro argument reuse '(\w+)'")
+MISSING_FIXES = re.compile(r"^WARNING:MISSING_FIXES_TAG: ")
+# A paragraph of a cover letter that make send-prep refuses to send.
+OPEN = re.compile(r"^Open before sending:.*?(?:\n\n|\Z)", re.M | re.S)
 WHERE = re.compile(r"^#\d+: FILE: (\S+?):\d+:")
 COLUMNS = 80
 # Debian's codespell package: its dictionary, which checkpatch would only
@@ -107,7 +110,19 @@ def accepted(cfg: Config, finding: str, files: list[str], name: str = "",
     m = MACRO_REUSE.match(finding)
     if m and name and defines_with(m.group(1), (cfg.patches / name).read_text()):
         return "an argument of a DEFINE_ macro, used in declarations only"
+    if MISSING_FIXES.match(finding) and name and fixes_left_open(cfg, name):
+        return ("the set's cover letter lists the Fixes: tag as open before "
+                "sending, and make send-prep refuses the set until it is done")
     return None
+
+
+def fixes_left_open(cfg: Config, name: str) -> bool:
+    """Whether the cover letter of @name's set says, in its "Open before
+    sending:" paragraph, that a Fixes: tag is still to be added."""
+    cover = cfg.patches / Path(name).parent / "0000-cover-letter.patch"
+    if not cover.is_file():
+        return False
+    return any("Fixes:" in m.group(0) for m in OPEN.finditer(cover.read_text()))
 
 
 def defines_with(argument: str, patch: str) -> bool:

@@ -8,9 +8,10 @@ per patch of patches/BASE/series (lib/sets.py):
          "[PREFIX 0/N]" for the set's N patches
   patch  subject "[PREFIX i/N]": the set's prefix and its place in the
          set; every Fixes: tag as netdev wants it (12 or more hex digits
-         and the quoted subject), on patches of a fixes set (net,
-         iwl-net) only, each with Cc: stable; a Signed-off-by: that
-         matches the author
+         and the quoted subject), with Cc: stable on patches of a
+         fixes set (net, iwl-net, DIR-fixes); elsewhere without it, and
+         with a message that says why the fix is not for stable; a
+         Signed-off-by: that matches the author
 
 checkpatch (--strict, --codespell, 80 columns) and the gcc and clang
 builds of every prefix are the checkpatch and bisect stages. A patch of
@@ -74,10 +75,19 @@ def fixes_problems(mail: Mail, fixes_set: bool) -> tuple[list[str], list[str]]:
             if line.lower().startswith("fixes:")]
     problems = [f"malformed tag: {t!r}" for t in tags if not FIXES.match(t)]
     warnings = []
+    stable = re.search(r"^Cc: stable@vger\.kernel\.org$", mail.message, re.M)
     if tags and not fixes_set:
-        problems.append("Fixes: on a patch outside the fixes sets (net, iwl-net, DIR-fixes)")
-    if tags and fixes_set and not re.search(r"^Cc: stable@vger\.kernel\.org$",
-                                            mail.message, re.M):
+        # netdev takes Fixes: in net-next for a fix that must not reach
+        # stable (a behaviour change); the message has to say so.
+        if stable:
+            problems.append("Fixes: and Cc: stable on a patch outside the fixes sets "
+                            "(net, iwl-net, DIR-fixes)")
+        elif "stable" not in mail.message.replace("Fixes:", ""):
+            problems.append("Fixes: outside the fixes sets, and the message does not "
+                            "say why it is not for stable")
+        else:
+            warnings.append("Fixes: in a -next set, not for stable (the message says why)")
+    if tags and fixes_set and not stable:
         problems.append("a fix with Fixes: but no Cc: stable@vger.kernel.org")
     if fixes_set and not tags:
         warnings.append("no Fixes: tag (netdev's patchwork warns)")
@@ -107,6 +117,18 @@ def check_patch(cfg: Config, pset: sets.PatchSet, name: str,
                             f"{tags}, signed off by its author", *warnings])
 
 
+# The house rule for cover letters: what a reviewer reads before the
+# shortlog fits on a screen.
+MAX_COVER_WORDS = 300
+
+
+def cover_words(message: str) -> int:
+    """Words of a cover letter's @message before its shortlog (the
+    "Author Name (N):" line git format-patch writes)."""
+    blurb = re.split(r"^\S.*\(\d+\):$", message, maxsplit=1, flags=re.M)[0]
+    return len(blurb.split())
+
+
 def check_set(cfg: Config, pset: sets.PatchSet, upstream: bool) -> tuple[bool, str]:
     problems = []
     count = len(pset.patches)
@@ -126,10 +148,16 @@ def check_set(cfg: Config, pset: sets.PatchSet, upstream: bool) -> tuple[bool, s
                             f"{mail.subject!r}")
         if not re.search(r"^To: \S", mail.headers, re.M):
             problems.append("cover letter has no To: (make cover-letter)")
+        words = cover_words(mail.message)
+        if words >= MAX_COVER_WORDS:
+            problems.append(f"cover letter has {words} words before the shortlog, "
+                            f"{MAX_COVER_WORDS} or more")
     if problems:
         return False, "; ".join(problems)
     limit = f"<= {MAX_PATCHES}" if upstream else "distribution backport, no limit"
-    return True, f"{count} patches ({limit}), [{pset.prefix}], cover letter with recipients"
+    words = cover_words(read_mail(cover).message)
+    return True, (f"{count} patches ({limit}), [{pset.prefix}], cover letter with "
+                  f"recipients, {words} words before the shortlog")
 
 
 def main() -> int:

@@ -102,9 +102,9 @@ def matrix(driver: str, seed: int, start: int = 6, width: int = 10,
     Then all go, and the last NIC to join, which owns no slot, is
     re-plugged @replugs times (under another device id, "nic"): with every
     owner gone it takes board 0 each time, a number another board owns,
-    and gets only the values given alike for every slot (pcnet32's
-    full_duplex), defaults for the others and the driver's word for each
-    one it ignores. 6 + 28 + 8 = 42 hot-adds.
+    and gets only the values given alike (pcnet32's full_duplex=1,1,1,1),
+    defaults for the others and the driver's word for each one it
+    ignores. 6 + 28 + 8 = 42 hot-adds.
     """
     rng = random.Random(seed)
     present = set(range(3, 3 + start))

@@ -86,6 +86,9 @@ class DriverSpec:
     # (DEFINE_STATIC_BOARD_NUMBERS_COUNTING_FAILED(): the driver's old
     # counter counted failed probes), or gives it up to the next board.
     failed_probe_counts: bool = False
+    # What a board numbered past the slots reports, where the driver sets
+    # it otherwise than to the defaults (None: the defaults).
+    past_slots: Values | None = None
 
     @property
     def modname(self) -> str:
@@ -164,14 +167,20 @@ E1000E = DriverSpec(
     warning="Warning: no configuration for board #{number}")
 
 # pcnet32 on QEMU's 79C970A: full_duplex[] forces full duplex, applied when
-# the interface is opened and reported by ethtool. Every slot asks for it:
-# the values are alike, so a board on a number another board owns gets full
-# duplex too, and only a board without a slot (8 and up) gets half.
+# the interface is opened and reported by ethtool. Slots 0-3 ask for it,
+# alike (full_duplex=1,1,1,1), so a board on a number another board owns
+# gets full duplex there too; slots 4-7 are given nothing (half duplex).
+# A board without a slot (8 and up) is forced to full duplex by the driver
+# itself ("board >= MAX_UNITS || full_duplex[board]"), as in the base: the
+# series keeps that. The unpatched kernel's numbers move across the three
+# groups, which the duplex shows.
+_PCNET32_FDX_SLOTS = 4
 PCNET32 = DriverSpec(
     name="pcnet32", device="pcnet", slots=8,
-    params=lambda k: {"full_duplex": 1},
-    reported=lambda k: {"duplex": 1},
-    defaults={"duplex": 0}, up=True, shows={"full_duplex": ("duplex",)})
+    params=lambda k: {"full_duplex": 1} if k < _PCNET32_FDX_SLOTS else {},
+    reported=lambda k: {"duplex": 1 if k < _PCNET32_FDX_SLOTS else 0},
+    defaults={"duplex": 0}, up=True, shows={"full_duplex": ("duplex",)},
+    past_slots={"duplex": 1})
 
 # tulip: options[] forces a medium, which the driver announces as
 # "tulip<board>: Transceiver selection forced to 10base2"; the driver also
@@ -274,7 +283,8 @@ class DriverModel:
         spec = self.spec
         warns = spec.warning is not None and number >= spec.slots
         if number >= spec.slots:
-            return Expected(number, dict(spec.defaults), warns, told=False)
+            past = spec.defaults if spec.past_slots is None else spec.past_slots
+            return Expected(number, dict(past), warns, told=False)
         if self.owners.get(number) == board:
             return Expected(number, dict(spec.reported(number)), warns, told=False)
         # Foreign: what is alike applies, the rest given is ignored, named.

@@ -96,6 +96,24 @@ class AcceptedTest(unittest.TestCase):
                 self.assertEqual(checkpatch.accepted(self.cfg, finding, FILES, "p.patch"),
                                  want)
 
+    def test_missing_fixes_accepted_only_when_left_open(self) -> None:
+        """stable@ without Fixes: passes only in a set whose cover letter
+        lists the tag as open before sending (send-prep then refuses it)."""
+        finding = ("WARNING:MISSING_FIXES_TAG: The commit message has 'stable@', "
+                   "perhaps it also needs a 'Fixes:' tag?")
+        cfg = with_patches(self)
+        (cfg.patches / "11-x").mkdir()
+        cover = cfg.patches / "11-x" / "0000-cover-letter.patch"
+        cover.write_text("Subject: [PATCH 0/2] x\n\nThree fixes.\n")
+        self.assertIsNone(checkpatch.accepted(cfg, finding, FILES, "11-x/0002-a.patch"))
+        cover.write_text("Subject: [PATCH 0/2] x\n\nOpen before sending: the Fixes:\n"
+                         "ids of patches 2 and 3.\n\nTested.\n")
+        self.assertIn("open before sending",
+                      checkpatch.accepted(cfg, finding, FILES, "11-x/0002-a.patch") or "")
+        cover.write_text("Subject: [PATCH 0/2] x\n\nOpen before sending: a Cc:.\n\n"
+                         "Fixes: elsewhere.\n")
+        self.assertIsNone(checkpatch.accepted(cfg, finding, FILES, "11-x/0002-a.patch"))
+
     def test_unknown_commit_id_ignored(self) -> None:
         """Fixes: tags cannot be looked up in a tree without history: the
         type is passed to --ignore."""

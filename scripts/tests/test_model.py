@@ -137,10 +137,11 @@ class ModelNumbers(unittest.TestCase):
         model = owned_out("pcnet32", gone=(3,))
         self.assertEqual(model.add("pcnet32", "x"),
                          Expected(3, {"duplex": 1}, False, told=False))
-        # With every owner present, the next board has no slot: half duplex.
+        # With every owner present, the next board has no slot: the driver
+        # forces full duplex there itself.
         model.add("pcnet32", "n3")
         self.assertEqual(model.add("pcnet32", "y"),
-                         Expected(9, {"duplex": 0}, False, told=False))
+                         Expected(9, {"duplex": 1}, False, told=False))
 
     def test_alike_is_per_parameter(self) -> None:
         """A foreign board takes each parameter given alike and ignores the
@@ -216,7 +217,8 @@ class ModelNumbers(unittest.TestCase):
     def test_beyond_slots_defaults_and_warning(self) -> None:
         """Numbers at or above the slot count get defaults, with the
         warning for drivers that have one (e1000) and without it for
-        those that have none (pcnet32)."""
+        those that have none (pcnet32, whose driver forces full duplex
+        there: its past-slots values)."""
         for name, warns in (("e1000", True), ("e1000e", True), ("pcnet32", False)):
             with self.subTest(driver=name):
                 spec = DRIVERS[name]
@@ -225,8 +227,9 @@ class ModelNumbers(unittest.TestCase):
                 last_slot = got[spec.slots - 1]
                 self.assertEqual(last_slot, Expected(spec.slots - 1,
                                                      spec.reported(spec.slots - 1), False, told=False))
+                past = spec.defaults if spec.past_slots is None else spec.past_slots
                 for beyond in got[spec.slots:]:
-                    self.assertEqual(beyond.values, spec.defaults)
+                    self.assertEqual(beyond.values, past)
                     self.assertEqual(beyond.warns, warns)
                 self.assertEqual([e.number for e in got], list(range(spec.slots + 2)))
 
@@ -407,6 +410,16 @@ class CheckPlainAndPatched(unittest.TestCase):
         fields, lines = e1000_probe(0, tx=512, rx=1536)
         self.assertEqual(check("e1000", "nic0", expected, fields, lines).violation, "")
 
+    def test_pcnet32_full_duplex_past_the_slots(self) -> None:
+        """pcnet32's ninth board is forced to full duplex, as the base
+        driver does for a board without a slot: half duplex there is a
+        violation."""
+        model = Model()
+        for i in range(8):
+            model.add("pcnet32", f"p{i}")
+        expected = model.add("pcnet32", "p8")
+        self.assertEqual((expected.number, expected.values), (8, {"duplex": 1}))
+
     def test_wrong_logged_number_is_violation(self) -> None:
         """The right values but the wrong logged number is still caught."""
         expected = Model().add("e1000", "nic0")
@@ -519,7 +532,8 @@ class CheckPlainAndPatched(unittest.TestCase):
                          "ignored-parameter message printed for board 0")
         beyond = owned_out("pcnet32", gone=()).add("pcnet32", "x")
         self.assertEqual(beyond.number, 8)
-        self.assertIn("values", check("pcnet32", "x", beyond, full, []).violation)
+        self.assertEqual(check("pcnet32", "x", beyond, full, []).violation, "")
+        self.assertIn("values", check("pcnet32", "x", beyond, half, []).violation)
 
 
 def replay(log: str) -> list[Probe]:

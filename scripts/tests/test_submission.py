@@ -82,7 +82,15 @@ class PatchworkTest(unittest.TestCase):
                  "Cc: stable@vger.kernel.org\n")
         self.assertEqual(patchwork.fixes_problems(mail("x", fixed), True), ([], []))
         problems, _ = patchwork.fixes_problems(mail("x", fixed), False)
-        self.assertEqual(problems, ["Fixes: on a patch outside the fixes sets (net, iwl-net, DIR-fixes)"])
+        self.assertEqual(problems, ["Fixes: and Cc: stable on a patch outside the fixes sets "
+                                    "(net, iwl-net, DIR-fixes)"])
+        tag_only = 'Fixes: 1da177e4c3f4 ("Linux-2.6.12-rc2")\n'
+        problems, _ = patchwork.fixes_problems(mail("x", tag_only), False)
+        self.assertEqual(problems, ["Fixes: outside the fixes sets, and the message does not "
+                                    "say why it is not for stable"])
+        said = "a behaviour change: net-next, not net and stable.\n\n" + tag_only
+        self.assertEqual(patchwork.fixes_problems(mail("x", said), False),
+                         ([], ["Fixes: in a -next set, not for stable (the message says why)"]))
         problems, _ = patchwork.fixes_problems(
             mail("x", 'Fixes: 1da177e4c3f4 ("Linux-2.6.12-rc2")\n'), True)
         self.assertEqual(problems, ["a fix with Fixes: but no Cc: stable@vger.kernel.org"])
@@ -105,6 +113,18 @@ class PatchworkTest(unittest.TestCase):
             mail("x", "text\n\nSigned-off-by: Someone Else <s@e.org>\n")))
         self.assertEqual(patchwork.signoff_problem(mail("x", "text\n")),
                          "no Signed-off-by:")
+
+    def test_cover_words_stop_at_the_shortlog(self) -> None:
+        """The recorded cover letter's words are counted up to its
+        shortlog: the shortlog's subjects and the diffstat are not."""
+        mail = patchwork.read_mail(DATA / "cover-letter.patch")
+        blurb = mail.message.split("Board Numbers Team (")[0]
+        self.assertEqual(patchwork.cover_words(mail.message), len(blurb.split()))
+        self.assertLess(patchwork.cover_words(mail.message), len(mail.message.split()))
+
+    def test_cover_words_over_the_limit(self) -> None:
+        long = "word " * patchwork.MAX_COVER_WORDS + "\n\nA Person (2):\n  a: b\n"
+        self.assertEqual(patchwork.cover_words(long), patchwork.MAX_COVER_WORDS)
 
     def test_read_mail_unfolds_the_subject(self) -> None:
         parsed = patchwork.read_mail(DATA / "cover-letter-no-shortlog.patch")
