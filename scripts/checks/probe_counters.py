@@ -232,6 +232,15 @@ def converted(tree: Path, base: Path) -> dict[str, set[str]]:
             if (base / f).exists() else set() for f in files}
 
 
+def touched(tree: Path) -> set[str]:
+    """The C files and headers the series changes (base..series in @tree):
+    a file it touches may gain a counter, or lose one, even where it does
+    not call the helpers."""
+    proc = run(["git", "diff", "--name-only", "base", "series", "--",
+                "*.c", "*.h"], cwd=tree, capture=True)
+    return set(proc.stdout.split())
+
+
 def found(path: str, defines: set[str], hits: list[Hit]) -> bool:
     """Whether a hit covers the converted file @path: a hit in it, or one
     in its directory whose arrays are read in a function @path defines
@@ -315,7 +324,8 @@ def main() -> int:
                         help="scan every .c file of the directories")
     parser.add_argument("--quick", action="store_true",
                         help="scan only the files of the committed report "
-                        "and the files the series converts (make check)")
+                        "and the files the series converts or touches "
+                        "(make check)")
     parser.add_argument("--jobs", type=int, default=2)
     args = parser.parse_args()
     if args.quick and (args.write or args.all_files):
@@ -336,10 +346,12 @@ def main() -> int:
     where = cfg.build / "probe-counters" / "base"
     export(tree, "base", files, where)
     series_files = converted(tree, where)
-    # make check: the files where the committed report has a hit, and
-    # those the series converts; make check-full: every candidate file.
+    # make check: the files where the committed report has a hit, those
+    # the series converts and every file it touches (one that declares a
+    # parameter array and changed among them); make check-full: every
+    # candidate file.
     only = ({line.split(":", 1)[0] for line in committed.splitlines()}
-            | set(series_files)) if args.quick else None
+            | set(series_files) | touched(tree)) if args.quick else None
     base_files = [g for g in candidates(where, files, has_params, args.all_files)
                   if only is None or g[0] in only]
     base_hits, base_took = scan(where, rule, base_files, args.jobs)

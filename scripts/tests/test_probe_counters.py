@@ -4,7 +4,10 @@ and the verdicts; and the committed reports against the classification."""
 
 from __future__ import annotations
 
+import subprocess
+import tempfile
 import unittest
+from pathlib import Path
 
 from checks import probe_counters as pc
 from lib.common import Failure
@@ -194,3 +197,30 @@ class Committed(unittest.TestCase):
             keys |= {h.key for h in hits}
             self.assertFalse({h.key for h in hits} - set(table), report.name)
         self.assertFalse(set(table) - keys, "rows no report has")
+
+
+class TouchedTest(unittest.TestCase):
+    """The quick scan's extra files: what base..series changes, C files
+    and headers only, in a git repository made for the test."""
+
+    def test_changed_c_files_and_headers(self) -> None:
+        with tempfile.TemporaryDirectory() as tmp:
+            repo = Path(tmp)
+
+            def git(*args: str) -> None:
+                subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t",
+                                *args], cwd=repo, check=True, capture_output=True)
+
+            git("init", "-q", "-b", "base")
+            for name in ("a.c", "b.c", "README"):
+                (repo / name).write_text("x\n")
+            git("add", ".")
+            git("commit", "-q", "-m", "base")
+            git("checkout", "-q", "-b", "series")
+            (repo / "b.c").write_text("y\n")
+            (repo / "c.h").write_text("z\n")
+            (repo / "README").write_text("y\n")
+            git("add", ".")
+            git("commit", "-q", "-m", "series")
+            self.assertEqual(pc.touched(repo), {"b.c", "c.h"})
+
