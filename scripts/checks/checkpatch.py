@@ -39,6 +39,7 @@ from pathlib import Path
 
 from lib import resultcache, results
 from lib.common import Config, Failure, config, main_guard, run, series_patches
+from mail.send_prep import OPEN
 
 IGNORED = ["UNKNOWN_COMMIT_ID"]
 CAMELCASE = re.compile(r"^CHECK:CAMELCASE: Avoid CamelCase: <(\w+)>")
@@ -47,8 +48,6 @@ FILE_PATH = re.compile(r"^WARNING:FILE_PATH_CHANGES: ")
 LONG_LINE = re.compile(r"^WARNING:LONG_LINE(?:_COMMENT|_STRING)?: line length of (\d+)")
 MACRO_REUSE = re.compile(r"^CHECK:MACRO_ARG_REUSE: Macro argument reuse '(\w+)'")
 MISSING_FIXES = re.compile(r"^WARNING:MISSING_FIXES_TAG: ")
-# A paragraph of a cover letter that make send-prep refuses to send.
-OPEN = re.compile(r"^Open before sending:.*?(?:\n\n|\Z)", re.M | re.S)
 WHERE = re.compile(r"^#\d+: FILE: (\S+?):\d+:")
 COLUMNS = 80
 # Debian's codespell package: its dictionary, which checkpatch would only
@@ -122,7 +121,12 @@ def fixes_left_open(cfg: Config, name: str) -> bool:
     cover = cfg.patches / Path(name).parent / "0000-cover-letter.patch"
     if not cover.is_file():
         return False
-    return any("Fixes:" in m.group(0) for m in OPEN.finditer(cover.read_text()))
+    text = cover.read_text()
+    for match in OPEN.finditer(text):
+        end = text.find("\n\n", match.start())
+        if "Fixes:" in text[match.start():end if end >= 0 else len(text)]:
+            return True
+    return False
 
 
 def defines_with(argument: str, patch: str) -> bool:

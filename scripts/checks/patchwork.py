@@ -132,6 +132,7 @@ def cover_words(message: str) -> int:
 def check_set(cfg: Config, pset: sets.PatchSet, upstream: bool) -> tuple[bool, str]:
     problems = []
     count = len(pset.patches)
+    words = 0
     if upstream and count > MAX_PATCHES:
         problems.append(f"{count} patches, more than netdev's {MAX_PATCHES}")
     cover = cfg.patches / pset.cover
@@ -155,7 +156,6 @@ def check_set(cfg: Config, pset: sets.PatchSet, upstream: bool) -> tuple[bool, s
     if problems:
         return False, "; ".join(problems)
     limit = f"<= {MAX_PATCHES}" if upstream else "distribution backport, no limit"
-    words = cover_words(read_mail(cover).message)
     return True, (f"{count} patches ({limit}), [{pset.prefix}], cover letter with "
                   f"recipients, {words} words before the shortlog")
 

@@ -165,29 +165,29 @@ class ModelNumbers(unittest.TestCase):
                          shows={"p": ("p",)})
         self.assertFalse(one.alike("p", 0))
 
+    @staticmethod
+    def after_failed_probe(driver: str) -> tuple[Expected, Expected]:
+        """What a new board, then the board whose first probe failed, get."""
+        model = Model()
+        model.add(driver, "nic0")
+        model.forget(driver, "nic0")
+        return model.add(driver, "nic1"), model.add(driver, "nic0")
+
     def test_failed_probe_gives_up_its_slot(self) -> None:
         """e1000's counter counted the boards that worked: a probe that
         failed frees its number and the slot it claimed, and the next
         board takes both; the failed board comes back as a new one."""
-        model = Model()
-        model.add("e1000", "nic0")
-        model.forget("e1000", "nic0")
-        self.assertEqual(model.add("e1000", "nic1"),
-                         Expected(0, E1000.reported(0), False, told=False))
-        self.assertEqual(model.add("e1000", "nic0"),
-                         Expected(1, E1000.reported(1), False, told=False))
+        new, failed = self.after_failed_probe("e1000")
+        self.assertEqual(new, Expected(0, E1000.reported(0), False, told=False))
+        self.assertEqual(failed, Expected(1, E1000.reported(1), False, told=False))
 
     def test_failed_probe_owns_its_number(self) -> None:
         """e1000e's counter counted failed probes too: a probe that failed
         frees its number, but took it first and owns it: the next new board
         skips it, the failed board gets it back with its values."""
-        model = Model()
-        model.add("e1000e", "nic0")
-        model.forget("e1000e", "nic0")
-        self.assertEqual(model.add("e1000e", "nic1"),
-                         Expected(1, E1000E.reported(1), False, told=False))
-        self.assertEqual(model.add("e1000e", "nic0"),
-                         Expected(0, E1000E.reported(0), False, told=False))
+        new, failed = self.after_failed_probe("e1000e")
+        self.assertEqual(new, Expected(1, E1000E.reported(1), False, told=False))
+        self.assertEqual(failed, Expected(0, E1000E.reported(0), False, told=False))
 
     def test_failed_probe_owns_the_number_it_logged(self) -> None:
         """forget() with the number the kernel logged: the board owns that
