@@ -79,7 +79,8 @@ def out_dir(cfg: Config, clang: bool = False) -> Path:
 
 
 # Directories and objects the series touches, built at every step.
-TARGETS = ["drivers/base/devres.o", "drivers/base/board_numbers.o",
+TARGETS = ["drivers/base/devres.o", "drivers/gpio/gpio-exar.o",
+           "drivers/base/board_numbers.o",
            "drivers/base/test/", "drivers/net/ethernet/ti/tlan.o",
            "drivers/net/ethernet/intel/e1000/",
            "drivers/net/ethernet/intel/e1000e/",
@@ -89,6 +90,7 @@ TARGETS = ["drivers/base/devres.o", "drivers/base/board_numbers.o",
            "drivers/net/ethernet/dec/tulip/",
            "drivers/net/ethernet/8390/ne2k-pci.o",
            "drivers/net/ethernet/3com/3c59x.o",
+           "drivers/net/ethernet/3com/3c509.o",
            "drivers/net/ethernet/natsemi/natsemi.o",
            "drivers/net/ethernet/dlink/",
            "drivers/net/ethernet/smsc/epic100.o",
@@ -106,7 +108,7 @@ TARGETS = ["drivers/base/devres.o", "drivers/base/board_numbers.o",
            # and their libraries need no build for a compile check. A
            # single object is compiled even where its Kconfig symbol is
            # off (se6x, which Kconfig keeps apart from oxygen;
-           # radio-sf16fmr2, which needs ISA).
+           # radio-sf16fmr2 and 3c509, which need ISA).
            "sound/core/init.o", "sound/core/sound_kunit.o",
            *[f"sound/pci/{o}.o" for o in (
                "ens1370", "ens1371", "als300", "als4000", "au88x0/au8830",
@@ -128,7 +130,9 @@ TARGETS = ["drivers/base/devres.o", "drivers/base/board_numbers.o",
                "pci/cx23885/cx23885-core", "pci/cx23885/cx23885-video",
                "pci/cx25821/cx25821-core", "pci/cx25821/cx25821-video",
                "pci/saa7134/saa7134-core", "pci/saa7134/saa7134-empress",
-               "pci/zoran/zoran_card", "radio/radio-sf16fmr2",
+               "pci/zoran/zoran_card", "pci/ivtv/ivtv-driver",
+               "pci/ivtv/ivtv-alsa-main", "pci/saa7164/saa7164-core",
+               "radio/radio-sf16fmr2",
                "tuners/tuner-simple")]]
 # Drivers removed before Linux 7.3 (kunit/6.12.kunitconfig lists them):
 # built on the 6.12 base only.

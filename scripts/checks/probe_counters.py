@@ -50,8 +50,13 @@ API = r"devm_board_number_get\|[^_[:alnum:]]board_number_get(\|snd_devm_dev_inde
 STATIC = re.compile(r"^\s*static\s+(?:unsigned\s+|signed\s+)?"
                     r"(?:int|long|short|char|u8|u16|u32|atomic_t|unsigned)\s+"
                     r"\w+\s*(?:=\s*[^;{]+)?;", re.M)
+# spatch's report: a line at the count, then lines at the first read of a
+# slot in each function and where the count goes down.
 HIT = re.compile(r"^(?P<file>[\w./+-]+):(?P<line>\d+):\d+-\d+: WARNING: "
-                 r"(?P<counter>\w+), (?P<text>.*)$", re.M)
+                 r"(?P<how>probe count|count) (?P<counter>\w+) picks option "
+                 r"slots(?P<tail>.*)$")
+DETAIL = re.compile(r"^(?P<file>[\w./+-]+):(?P<line>\d+):\d+-\d+: "
+                    r"(?P<counter>\w+)(?:'s slot of (?P<array>\w+)| counted down)$")
 INCLUDE = re.compile(r'^#include\s+"([\w.-]+\.h)"', re.M)
 HITS = "## Every hit"
 LEFT = "## Left in the patched trees"
@@ -72,15 +77,37 @@ class Hit:
 
     @property
     def readers(self) -> set[str]:
-        """The functions the hit says read the arrays."""
-        m = re.search(r"read in ([\w, ]+)\)", self.text)
-        return set(m[1].split(", ")) if m else set()
+        """The files the hit says read a slot with the count."""
+        return set(re.findall(r"slot of \w+ at ([\w./+-]+):\d+", self.text))
 
 
 def parse(output: str) -> list[Hit]:
-    """The hits in spatch's report output."""
-    return [Hit(m["file"], int(m["line"]), m["counter"], m["text"])
-            for m in HIT.finditer(output)]
+    """The hits in spatch's report output, each with its detail lines in
+    its text: "probe count; slot of A at FILE:LINE; counted down at
+    FILE:LINE"."""
+    hits: list[Hit] = []
+    parts: list[str] = []
+    start: re.Match[str] | None = None
+
+    def close() -> None:
+        if start:
+            hits.append(Hit(start["file"], int(start["line"]), start["counter"],
+                            "; ".join(parts)))
+
+    for line in output.splitlines():
+        main = HIT.match(line)
+        if main:
+            close()
+            start = main
+            parts = [main["how"] + main["tail"]]
+            continue
+        detail = DETAIL.match(line)
+        if start and detail and detail["counter"] == start["counter"]:
+            at = f"{detail['file']}:{detail['line']}"
+            parts.append(f"slot of {detail['array']} at {at}" if detail["array"]
+                         else f"counted down at {at}")
+    close()
+    return hits
 
 
 def rows_of(text: str, heading: str, width: int) -> list[list[str]]:
@@ -222,14 +249,12 @@ def parse_report(text: str) -> list[Hit]:
             for m in REPORTED.finditer(text)]
 
 
-def converted(tree: Path, base: Path) -> dict[str, set[str]]:
-    """The driver files the series converts (those that call the helper
-    in @tree), each with the functions its version in @base defines."""
+def converted(tree: Path) -> list[str]:
+    """The driver files the series converts: those that call the helpers
+    in @tree."""
     proc = run(["git", "grep", "-l", API, "--", "drivers", "sound"],
                cwd=tree, capture=True, check=False)
-    files = [f for f in proc.stdout.split() if not f.startswith(NOT_USERS)]
-    return {f: set(DEFINITION.findall((base / f).read_text(errors="replace")))
-            if (base / f).exists() else set() for f in files}
+    return [f for f in proc.stdout.split() if not f.startswith(NOT_USERS)]
 
 
 def touched(tree: Path) -> set[str]:
@@ -241,27 +266,22 @@ def touched(tree: Path) -> set[str]:
     return set(proc.stdout.split())
 
 
-def found(path: str, defines: set[str], hits: list[Hit]) -> bool:
+def found(path: str, hits: list[Hit]) -> bool:
     """Whether a hit covers the converted file @path: a hit in it, or one
-    in its directory whose arrays are read in a function @path defines
-    (e1000_param.c reads what e1000_main.c counts)."""
-    folder = str(Path(path).parent)
-    return any(h.file == path or (str(Path(h.file).parent) == folder
-                                  and h.readers & defines) for h in hits)
-
-
-DEFINITION = re.compile(r"^[a-z][\w \t*]*?\b(\w+)\(", re.M)
+    that reads a slot in it (e1000_param.c reads what e1000_main.c
+    counts)."""
+    return any(h.file == path or path in h.readers for h in hits)
 
 
 def verdicts(base_hits: list[Hit], patched_hits: list[Hit], committed: str,
              table: dict[tuple[str, str], tuple[str, str]],
-             series_files: dict[str, set[str]],
+             series_files: list[str],
              kept: dict[tuple[str, str], str] | None = None,
              exact: bool = True,
              known_misses: dict[str, str] | None = None) -> list[results.Row]:
     """The stage's rows, from the two scans and what the repository says.
-    @series_files: each file the series converts, with the functions its
-    base version defines; @kept: hits the patched trees keep on purpose;
+    @series_files: each file the series converts; @kept: hits the patched
+    trees keep on purpose;
     @exact: the scan saw every candidate file, so the report must be the
     committed one to the letter (else: the same hits at the same lines)."""
     rows: list[results.Row] = []
@@ -279,8 +299,7 @@ def verdicts(base_hits: list[Hit], patched_hits: list[Hit], committed: str,
     rows.append(("classified", not unclassified,
                  f"every hit in {CLASSES.name}" if not unclassified else
                  "not classified: " + ", ".join(f"{f} {c}" for f, c in unclassified)))
-    missed = sorted(f for f, defines in series_files.items()
-                    if not found(f, defines, base_hits))
+    missed = sorted(f for f in series_files if not found(f, base_hits))
     known = sorted(f for f in missed if f in (known_misses or {}))
     unknown = [f for f in missed if f not in known]
     rows.append(("recall", not unknown and bool(series_files),
@@ -301,8 +320,8 @@ def verdicts(base_hits: list[Hit], patched_hits: list[Hit], committed: str,
     wrong = sorted(f"{f} {c}" for (f, c), (kind, _) in table.items()
                    if kind == "converted"
                    and any(h.key == (f, c) for h in base_hits)
-                   and not any(found(s, d, [h for h in base_hits if h.key == (f, c)])
-                               for s, d in series_files.items()))
+                   and not any(found(s, [h for h in base_hits if h.key == (f, c)])
+                               for s in series_files))
     rows.append(("classes", not wrong,
                  "every hit called converted is converted by the series"
                  if not wrong else "called converted, not in the series: "
@@ -345,7 +364,7 @@ def main() -> int:
     files, has_params = directories(tree, "base")
     where = cfg.build / "probe-counters" / "base"
     export(tree, "base", files, where)
-    series_files = converted(tree, where)
+    series_files = converted(tree)
     # make check: the files where the committed report has a hit, those
     # the series converts and every file it touches (one that declares a
     # parameter array and changed among them); make check-full: every

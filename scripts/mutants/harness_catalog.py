@@ -468,10 +468,10 @@ MUTANTS: list[HarnessMutant] = [
         'rows.append(("classified", True,',
         "a hit with no row in docs/probe-counters.md passes"),
     HarnessMutant(
-        "probe-counters-recall-by-directory", "checks/probe_counters.py",
-        "and h.readers & defines) for h in hits)",
-        "or h.readers & defines) for h in hits)",
-        "any hit of another directory counts as finding a converted file"),
+        "probe-counters-recall-through-a-reader", "checks/probe_counters.py",
+        "return any(h.file == path or path in h.readers for h in hits)",
+        "return any(h.file == path for h in hits)",
+        "a converted file that only reads a slot (e1000_param.c) is missed"),
     HarnessMutant(
         "probe-counters-kept-ignored", "checks/probe_counters.py",
         "and h.key not in kept})",

@@ -13,11 +13,17 @@ from checks import probe_counters as pc
 from lib.common import Failure
 
 # Lines as spatch printed them for 7.3.4 (docs/probe-counters/7.3.txt's
-# source), one per kind of hit.
+# source), one hit of each kind: counted up only, counted down, not in a
+# probe (in this order, not spatch's).
 OUTPUT = """\
-drivers/net/ethernet/realtek/8139too.c:956:2-11: WARNING: board_idx, counted up in rtl8139_init_one from probe callback rtl8139_init_one, selects the slot of full_duplex, media (module parameter arrays, read in rtl8139_init_one); number boards with devm_board_number_get()
-drivers/media/usb/hdpvr/hdpvr-core.c:363:30-36: WARNING: dev_nr, counted up in hdpvr_probe from probe callback hdpvr_probe, selects the slot of video_nr (module parameter arrays, read in hdpvr_probe); counted down in hdpvr_disconnect, hdpvr_probe; number boards with devm_board_number_get()
-drivers/net/plip/plip.c:1339:2-13: WARNING: parport_ptr, counted up in plip_setup (no probe callback of this file calls it), selects the slot of parport (module parameter arrays, read in plip_setup); number boards with devm_board_number_get()
+drivers/net/ethernet/realtek/8139too.c:951:1-10: WARNING: probe count board_idx picks option slots
+drivers/net/ethernet/realtek/8139too.c:1062:41-46: board_idx's slot of media
+drivers/media/usb/hdpvr/hdpvr-core.c:363:30-36: WARNING: probe count dev_nr picks option slots
+drivers/media/usb/hdpvr/hdpvr-core.c:373:8-16: dev_nr's slot of video_nr
+drivers/media/usb/hdpvr/hdpvr-core.c:367:14-20: dev_nr counted down
+drivers/media/usb/hdpvr/hdpvr-core.c:423:13-19: dev_nr counted down
+drivers/net/plip/plip.c:1397:11-22: WARNING: count parport_ptr picks option slots (not in a probe)
+drivers/net/plip/plip.c:1397:3-10: parport_ptr's slot of parport
 spatch: some other line
 """
 
@@ -48,7 +54,16 @@ class Parse(unittest.TestCase):
                           ("drivers/media/usb/hdpvr/hdpvr-core.c", "dev_nr"),
                           ("drivers/net/plip/plip.c", "parport_ptr")])
         self.assertEqual(hits[1].line, 363)
-        self.assertIn("counted down in hdpvr_disconnect", hits[1].text)
+        self.assertEqual(hits[1].text,
+                         "probe count; slot of video_nr at "
+                         "drivers/media/usb/hdpvr/hdpvr-core.c:373; counted down at "
+                         "drivers/media/usb/hdpvr/hdpvr-core.c:367; counted down at "
+                         "drivers/media/usb/hdpvr/hdpvr-core.c:423")
+        self.assertTrue(hits[2].text.startswith("count (not in a probe); "))
+
+    def test_detail_of_another_counter_is_not_taken(self) -> None:
+        other = OUTPUT.replace("dev_nr's slot", "other's slot")
+        self.assertNotIn("video_nr", pc.parse(other)[1].text)
 
     def test_report_is_sorted_and_stable(self) -> None:
         hits = pc.parse(OUTPUT)
@@ -84,13 +99,13 @@ class Verdicts(unittest.TestCase):
     def setUp(self) -> None:
         self.hits = pc.parse(OUTPUT)
         self.table = pc.classes(TABLE)
-        self.series = {"drivers/net/ethernet/realtek/8139too.c": {"rtl8139_init_one"}}
+        self.series = ["drivers/net/ethernet/realtek/8139too.c"]
         self.committed = pc.report_text(self.hits)
 
     def rows(self, patched_hits: list[pc.Hit] | None = None,
              committed: str | None = None,
              table: dict[tuple[str, str], tuple[str, str]] | None = None,
-             series_files: dict[str, set[str]] | None = None,
+             series_files: list[str] | None = None,
              kept: dict[tuple[str, str], str] | None = None) -> dict[str, tuple[bool, str]]:
         rows = pc.verdicts(
             self.hits, self.hits[1:] if patched_hits is None else patched_hits,
@@ -107,7 +122,7 @@ class Verdicts(unittest.TestCase):
     def test_known_miss_listed_passes_unlisted_fails(self) -> None:
         """A converted file the rule does not find fails the recall row
         unless docs/probe-counters.md lists it, with its reason."""
-        series = dict(self.series, **{"sound/usb/caiaq/device.c": {"create_card"}})
+        series = self.series + ["sound/usb/caiaq/device.c"]
         rows = {n: (ok, why) for n, ok, why in pc.verdicts(
             self.hits, self.hits[1:], self.committed, self.table, series)}
         self.assertFalse(rows["recall"][0])
@@ -124,7 +139,7 @@ class Verdicts(unittest.TestCase):
         self.assertFalse(self.rows(committed="")["base report"][0])
 
     def test_quick_scan_compares_hits_not_readers(self) -> None:
-        fewer = self.committed.replace("read in hdpvr_probe", "read in x")
+        fewer = self.committed.replace("slot of video_nr", "slot of x")
         self.assertFalse(self.rows(committed=fewer)["base report"][0])
         rows = pc.verdicts(self.hits, [], fewer, self.table, self.series, exact=False)
         self.assertTrue(rows[0][1])
@@ -140,20 +155,20 @@ class Verdicts(unittest.TestCase):
         self.assertIn("plip.c parport_ptr", why)
 
     def test_missed_series_file(self) -> None:
-        ok, why = self.rows(series_files=dict(self.series, **{"drivers/net/x.c": set()}))["recall"]
+        ok, why = self.rows(series_files=self.series + ["drivers/net/x.c"])["recall"]
         self.assertFalse(ok)
         self.assertIn("1/2", why)
 
     def test_no_series_is_no_recall(self) -> None:
-        self.assertFalse(self.rows(series_files={})["recall"][0])
+        self.assertFalse(self.rows(series_files=[])["recall"][0])
 
     def test_found_through_a_reader(self) -> None:
-        # e1000_param.c defines the function that reads what
-        # e1000_main.c counts; drivers/media is another directory.
-        series = {"drivers/media/usb/hdpvr/param.c": {"hdpvr_probe"}}
-        self.assertIn("1/1", self.rows(series_files=series)["recall"][1])
-        series = {"drivers/media/usb/hdpvr/param.c": {"other"}}
-        self.assertFalse(self.rows(series_files=series)["recall"][0])
+        # e1000_param.c reads a slot with what e1000_main.c counts.
+        hit = pc.Hit("drivers/net/e1000/e1000_main.c", 1, "cards_found",
+                     "probe count; slot of Speed at "
+                     "drivers/net/e1000/e1000_param.c:5")
+        self.assertTrue(pc.found("drivers/net/e1000/e1000_param.c", [hit]))
+        self.assertFalse(pc.found("drivers/net/e1000/e1000_hw.c", [hit]))
 
     def test_left_after_conversion(self) -> None:
         ok, why = self.rows(patched_hits=self.hits)["patched tree"]
@@ -179,7 +194,7 @@ class Verdicts(unittest.TestCase):
         self.assertFalse(self.rows(table=table)["classes"][0])
 
     def test_readers(self) -> None:
-        self.assertEqual(self.hits[1].readers, {"hdpvr_probe"})
+        self.assertEqual(self.hits[1].readers, {"drivers/media/usb/hdpvr/hdpvr-core.c"})
 
     def test_precision(self) -> None:
         self.assertEqual(pc.precision(self.hits, self.table), "2/3")
