@@ -24,6 +24,9 @@ One result per patch; any ERROR, WARNING or CHECK fails it, except:
   (DEFINE_STATIC_BOARD_NUMBERS(name, slots, ...)): such a macro defines
   objects, its arguments are a name and a constant size that only
   declarations use, as in DEFINE_IDA() and DEFINE_MUTEX();
+- TYPO_SPELLING of a word that the patch has only in the quoted subject
+  of a Fixes: tag ("Conexant", which codespell would spell "Connexant"):
+  the tag quotes the fixed commit's subject as it is;
 - LONG_LINE (and its _COMMENT and _STRING forms) in a file whose base
   version already has lines over 80 columns: 80 columns hold where the
   file follows them, and checkpatch's own limit (100) still applies
@@ -48,6 +51,8 @@ FILE_PATH = re.compile(r"^WARNING:FILE_PATH_CHANGES: ")
 LONG_LINE = re.compile(r"^WARNING:LONG_LINE(?:_COMMENT|_STRING)?: line length of (\d+)")
 MACRO_REUSE = re.compile(r"^CHECK:MACRO_ARG_REUSE: Macro argument reuse '(\w+)'")
 MISSING_FIXES = re.compile(r"^WARNING:MISSING_FIXES_TAG: ")
+TYPO = re.compile(r"^WARNING:TYPO_SPELLING: '([^']+)' may be misspelled")
+FIXES_TAG = re.compile(r'^Fixes: [0-9a-f]{12,40} \(".*"\)$')
 WHERE = re.compile(r"^#\d+: FILE: (\S+?):\d+:")
 COLUMNS = 80
 # Debian's codespell package: its dictionary, which checkpatch would only
@@ -109,10 +114,24 @@ def accepted(cfg: Config, finding: str, files: list[str], name: str = "",
     m = MACRO_REUSE.match(finding)
     if m and name and defines_with(m.group(1), (cfg.patches / name).read_text()):
         return "an argument of a DEFINE_ macro, used in declarations only"
+    m = TYPO.match(finding)
+    if m and name and only_in_fixes_tags(m.group(1), (cfg.patches / name).read_text()):
+        return "the quoted subject of the commit a Fixes: tag names"
     if MISSING_FIXES.match(finding) and name and fixes_left_open(cfg, name):
         return ("the set's cover letter lists the Fixes: tag as open before "
                 "sending, and make send-prep refuses the set until it is done")
     return None
+
+
+def only_in_fixes_tags(word: str, patch: str) -> bool:
+    """Whether @word is, in @patch's message and added lines, only in the
+    quoted subjects of Fixes: tags."""
+    message = patch.split("\n---\n", 1)[0].splitlines()
+    added = [line for line in patch.splitlines()
+             if line.startswith("+") and not line.startswith("+++")]
+    where = [line for line in message + added
+             if re.search(rf"\b{re.escape(word)}\b", line, re.I)]
+    return bool(where) and all(FIXES_TAG.match(line) for line in where)
 
 
 def fixes_left_open(cfg: Config, name: str) -> bool:

@@ -36,6 +36,7 @@ from lib import results
 from lib.common import REPO, Config, Failure, config, main_guard, run
 
 RULE = "scripts/coccinelle/api/board_numbers.cocci"
+MACROS = Path(__file__).with_name("probe_counters_macros.h")
 DOCS = REPO / "docs" / "probe-counters"
 CLASSES = REPO / "docs" / "probe-counters.md"
 PARAMS = r"module_param_array\|module_param_hw_array"
@@ -215,7 +216,8 @@ def scan(src: Path, rule: Path, groups: list[list[str]],
     listing.write_text("".join("".join(f"{f}\n" for f in g) + "\n" for g in groups))
     start = time.monotonic()
     proc = run(["spatch", "--very-quiet", "-D", "report", "--no-includes",
-                "--include-headers", "--timeout", "120", "--jobs", str(jobs),
+                "--include-headers", "--macro-file", str(MACROS),
+                "--timeout", "120", "--jobs", str(jobs),
                 "--chunksize", "1", "--sp-file", str(rule),
                 "--file-groups", str(listing)],
                cwd=src, capture=True, check=False)

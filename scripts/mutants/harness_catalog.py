@@ -308,6 +308,11 @@ MUTANTS: list[HarnessMutant] = [
         "checkpatch-check-findings-ignored", CHECKPATCH,
         're.match(r"(ERROR|WARNING|CHECK):", line)', 're.match(r"(ERROR|WARNING):", line)',
         "--strict's CHECK findings are not read, so they never fail a patch"),
+    HarnessMutant(
+        "checkpatch-typo-anywhere", CHECKPATCH,
+        "return bool(where) and all(FIXES_TAG.match(line) for line in where)",
+        "return bool(where)",
+        "a misspelling passes wherever the patch has it, not only in a Fixes: subject"),
     # checks/bisect.py
     HarnessMutant(
         "bisect-line-number-in-key", BISECT,

@@ -114,6 +114,26 @@ class AcceptedTest(unittest.TestCase):
                          "Fixes: elsewhere.\n")
         self.assertIsNone(checkpatch.accepted(cfg, finding, FILES, "11-x/0002-a.patch"))
 
+    def test_typo_accepted_only_in_a_fixes_subject(self) -> None:
+        """A word codespell flags passes only where the patch has it in
+        the quoted subject of a Fixes: tag, which must stay as the fixed
+        commit's."""
+        finding = ("WARNING:TYPO_SPELLING: 'Conexant' may be misspelled - "
+                   "perhaps 'Connexant'?")
+        fixes = ('Fixes: 1a0adaf37c30 ("V4L/DVB (5345): ivtv driver for '
+                 'Conexant cx23416/cx23415 MPEG encoder/decoder")\n')
+        message = "Subject: [PATCH] media: ivtv: x\n\nWhy.\n\n" + fixes
+        diff = "---\n a.c | 1 +\n\n+++ b/a.c\n+\tint x;\n"
+        for text, want in (
+                (message + diff, "the quoted subject of the commit a Fixes: tag names"),
+                (message.replace("Why.", "For Conexant cards.") + diff, None),
+                (message + diff.replace("int x;", "int x; /* Conexant */"), None),
+                ("Subject: x\n\nConexant.\n" + diff, None)):
+            with self.subTest(text=text):
+                (self.cfg.patches / "p.patch").write_text(text)
+                self.assertEqual(checkpatch.accepted(self.cfg, finding, FILES, "p.patch"),
+                                 want)
+
     def test_unknown_commit_id_ignored(self) -> None:
         """Fixes: tags cannot be looked up in a tree without history: the
         type is passed to --ignore."""
