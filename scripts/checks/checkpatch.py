@@ -42,6 +42,7 @@ from pathlib import Path
 
 from lib import resultcache, results
 from lib.common import Config, Failure, config, main_guard, run, series_patches
+from checks.patchwork import FIXES
 from mail.send_prep import OPEN
 
 IGNORED = ["UNKNOWN_COMMIT_ID"]
@@ -52,7 +53,6 @@ LONG_LINE = re.compile(r"^WARNING:LONG_LINE(?:_COMMENT|_STRING)?: line length of
 MACRO_REUSE = re.compile(r"^CHECK:MACRO_ARG_REUSE: Macro argument reuse '(\w+)'")
 MISSING_FIXES = re.compile(r"^WARNING:MISSING_FIXES_TAG: ")
 TYPO = re.compile(r"^WARNING:TYPO_SPELLING: '([^']+)' may be misspelled")
-FIXES_TAG = re.compile(r'^Fixes: [0-9a-f]{12,40} \(".*"\)$')
 WHERE = re.compile(r"^#\d+: FILE: (\S+?):\d+:")
 COLUMNS = 80
 # Debian's codespell package: its dictionary, which checkpatch would only
@@ -131,7 +131,7 @@ def only_in_fixes_tags(word: str, patch: str) -> bool:
              if line.startswith("+") and not line.startswith("+++")]
     where = [line for line in message + added
              if re.search(rf"\b{re.escape(word)}\b", line, re.I)]
-    return bool(where) and all(FIXES_TAG.match(line) for line in where)
+    return bool(where) and all(FIXES.match(line) for line in where)
 
 
 def fixes_left_open(cfg: Config, name: str) -> bool:

@@ -310,7 +310,7 @@ MUTANTS: list[HarnessMutant] = [
         "--strict's CHECK findings are not read, so they never fail a patch"),
     HarnessMutant(
         "checkpatch-typo-anywhere", CHECKPATCH,
-        "return bool(where) and all(FIXES_TAG.match(line) for line in where)",
+        "return bool(where) and all(FIXES.match(line) for line in where)",
         "return bool(where)",
         "a misspelling passes wherever the patch has it, not only in a Fixes: subject"),
     # checks/bisect.py
